@@ -1,0 +1,41 @@
+"""Names Ambari knows this service by. Stable across mpack upgrades: never rename."""
+
+SERVICE = "KAFKA_MIRRORMAKER2"
+SERVICE_DISPLAY_NAME = "MirrorMaker 2"
+SERVICE_VERSION = "1.0.0"
+COMPONENT = "MIRRORMAKER2_DRIVER"
+COMPONENT_DISPLAY_NAME = "MirrorMaker 2 Driver"
+SERVICE_CHECK_ROLE = SERVICE + "_SERVICE_CHECK"
+ADVISOR_CLASS = SERVICE + SERVICE_VERSION.replace(".", "") + "ServiceAdvisor"
+
+# Config types owned by the service (all prefixed so they cannot clash with a stack service).
+ENV = "kafka-mm2-env"
+CLUSTERS = "kafka-mm2-clusters"
+REPLICATION = "kafka-mm2-replication"
+TOPOLOGY = "kafka-mm2-topology"
+DRIVER = "kafka-mm2-driver"
+LOG4J = "kafka-mm2-log4j"
+CUSTOM = "kafka-mm2-custom"
+OWN_CONFIG_TYPES = (ENV, CLUSTERS, REPLICATION, TOPOLOGY, DRIVER, LOG4J, CUSTOM)
+
+# Foreign config types the scripts or the advisor read.
+FOREIGN_CONFIG_TYPES = (
+    "cluster-env",
+    "kafka-broker",
+    "kafka-env",
+    "ranger-kafka-plugin-properties",
+    "kerberos-env",
+)
+
+# Custom commands (MASTER component: they show up in Service Actions).
+CMD_REPLICATION_STATUS = "REPLICATION_STATUS"
+CMD_EXPORT_OFFSETS = "EXPORT_TRANSLATED_OFFSETS"
+CMD_VERIFY = "VERIFY_REPLICATION"
+CUSTOM_COMMANDS = (CMD_REPLICATION_STATUS, CMD_EXPORT_OFFSETS, CMD_VERIFY)
+
+# Stack service and component this one sits next to.
+KAFKA_SERVICE = "KAFKA"
+KAFKA_BROKER = "KAFKA_BROKER"
+
+# Java class whose presence in a process command line proves the process is MM2.
+MM2_MAIN_CLASS = "org.apache.kafka.connect.mirror.MirrorMaker"
