@@ -1,0 +1,56 @@
+"""Root test configuration, shared by both Python lines.
+
+- Puts the pure core (package/scripts), the off-cluster sources (src) and the Ambari test double
+  (tests/ambari_double) on sys.path. With MM2_AMBARI_SRC=<ambari checkout> the real Ambari
+  libraries are used instead of the double (local extra confidence; CI has no Ambari).
+- On Python 2 it skips what is Python 3 only: a test module whose first line is
+  '# py3-only: <reason>', and any directory holding a file named PY3_ONLY.
+"""
+import os
+import sys
+
+TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
+REPO_ROOT = os.path.dirname(TESTS_DIR)
+SCRIPTS_DIR = os.path.join(REPO_ROOT, "package", "scripts")
+SRC_DIR = os.path.join(REPO_ROOT, "src")
+DOUBLE_DIR = os.path.join(TESTS_DIR, "ambari_double")
+
+
+def real_ambari_paths(src):
+    """sys.path entries that make a real Ambari checkout importable (as Ambari's own pom does)."""
+    return [os.path.join(src, p) for p in (
+        "ambari-common/src/main/python",
+        "ambari-agent/src/main/python",
+        "ambari-common/src/main/python/ambari_jinja2",
+        "ambari-common/src/test/python",
+        "ambari-server/src/test/python",
+    )]
+
+
+def _setup_path():
+    real = os.environ.get("MM2_AMBARI_SRC")
+    paths = [SCRIPTS_DIR, SRC_DIR] + (real_ambari_paths(real) if real else [DOUBLE_DIR])
+    for path in reversed(paths):
+        if path not in sys.path:
+            sys.path.insert(0, path)
+
+
+_setup_path()
+
+PY2 = sys.version_info[0] == 2
+
+
+def _is_py3_only(path):
+    path = str(path)
+    if os.path.isdir(path):
+        return os.path.exists(os.path.join(path, "PY3_ONLY"))
+    if path.endswith(".py"):
+        with open(path) as fh:
+            return fh.readline().startswith("# py3-only")
+    return False
+
+
+def pytest_ignore_collect(path, config):
+    if PY2 and _is_py3_only(path):
+        return True
+    return None

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The whole test suite from a fresh clone, setup included: Python 3 line and Python 2.7 line.
+# Usage: bash tests/run.sh [extra pytest args]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+PY3=${PY3:-python3}
+PY27=${PY27:-$(PYENV_VERSION=2.7.18 pyenv which python 2>/dev/null || command -v python2.7 || true)}
+
+echo "== setup: Python 3 ($($PY3 --version 2>&1))"
+[ -x .venv3/bin/python ] || "$PY3" -m venv .venv3
+.venv3/bin/python -m pip install -q --disable-pip-version-check -r requirements-test.txt
+.venv3/bin/python -m pip install -q --disable-pip-version-check --no-deps -e .
+
+if [ -z "$PY27" ] || [ ! -x "$PY27" ]; then
+  echo "Python 2.7 not found: install it (pyenv install 2.7.18) or set PY27=/path/to/python2.7" >&2
+  exit 1
+fi
+echo "== setup: Python 2.7 ($("$PY27" --version 2>&1))"
+"$PY27" -m pip install -q --disable-pip-version-check --target .venv27 -r requirements-test-py27.txt
+
+status=0
+echo "== tests: Python 3"
+.venv3/bin/python -m pytest -p no:cacheprovider "$@" || status=1
+echo "== tests: Python 2.7"
+PYTHONPATH="$ROOT/.venv27" "$PY27" -m pytest -p no:cacheprovider "$@" || status=1
+exit $status
