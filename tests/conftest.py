@@ -29,7 +29,8 @@ def real_ambari_paths(src):
 
 def _setup_path():
     real = os.environ.get("MM2_AMBARI_SRC")
-    paths = [SCRIPTS_DIR, SRC_DIR] + (real_ambari_paths(real) if real else [DOUBLE_DIR])
+    # TESTS_DIR makes the test harness importable as `harness` (tests/harness/).
+    paths = [SCRIPTS_DIR, SRC_DIR, TESTS_DIR] + (real_ambari_paths(real) if real else [DOUBLE_DIR])
     for path in reversed(paths):
         if path not in sys.path:
             sys.path.insert(0, path)

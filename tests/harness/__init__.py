@@ -1,0 +1,14 @@
+"""Test harness for the agent scripts: build command JSON like the agent receives it, and run
+scripts in record mode (in-process, resources recorded like Ambari's RMFTestCase) or execute
+mode (a subprocess started like the agent starts it, resources really performed).
+
+    from harness import command_json, localize, run_recorded, run_script, using_real_ambari
+
+tests/ is put on sys.path by the root conftest.py.
+"""
+from harness.paths import (using_real_ambari, real_ambari_src, library_paths, PACKAGE_DIR,  # noqa: F401
+                           SCRIPTS_DIR, TEMPLATES_DIR, DOUBLE_DIR)
+from harness.command import (command_json, default_configurations, agent_command_name, localize,  # noqa: F401
+                             write_command_file, current_user, current_group)
+from harness.record import run_recorded, RecordedRun  # noqa: F401
+from harness.execute import run_script, ExecutedRun, script_environment  # noqa: F401

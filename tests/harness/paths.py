@@ -1,0 +1,37 @@
+"""Where the Ambari library comes from: the double, or a real checkout via MM2_AMBARI_SRC."""
+import os
+
+HARNESS_DIR = os.path.dirname(os.path.abspath(__file__))
+TESTS_DIR = os.path.dirname(HARNESS_DIR)
+REPO_ROOT = os.path.dirname(TESTS_DIR)
+PACKAGE_DIR = os.path.join(REPO_ROOT, "package")
+SCRIPTS_DIR = os.path.join(PACKAGE_DIR, "scripts")
+TEMPLATES_DIR = os.path.join(PACKAGE_DIR, "templates")
+DOUBLE_DIR = os.path.join(TESTS_DIR, "ambari_double")
+DOUBLE_BIN_DIR = os.path.join(DOUBLE_DIR, "bin")
+
+# Same entries as Ambari's own test PYTHONPATH (ambari-server/pom.xml), relative to a checkout.
+AMBARI_SRC_SUBDIRS = (
+    "ambari-common/src/main/python",
+    "ambari-agent/src/main/python",
+    "ambari-common/src/main/python/ambari_jinja2",
+    "ambari-common/src/test/python",
+    "ambari-server/src/test/python",
+)
+
+
+def real_ambari_src():
+    """The Ambari checkout in MM2_AMBARI_SRC, or None when the double is in use."""
+    return os.environ.get("MM2_AMBARI_SRC") or None
+
+
+def using_real_ambari():
+    return real_ambari_src() is not None
+
+
+def library_paths():
+    """sys.path / PYTHONPATH entries that make resource_management importable."""
+    src = real_ambari_src()
+    if src:
+        return [os.path.join(src, p) for p in AMBARI_SRC_SUBDIRS]
+    return [DOUBLE_DIR]
