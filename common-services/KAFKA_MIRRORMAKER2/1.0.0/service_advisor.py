@@ -1,0 +1,192 @@
+#!/usr/bin/env ambari-python-wrap
+"""Service advisor of MirrorMaker 2 (KAFKA_MIRRORMAKER2 1.0.0).
+
+Ambari's stack advisor runs this file on the server (Python 2.7 on Ambari 2.7.x, Python 3 on
+Ambari 3) for the wizard, config changes and blueprints. It is a thin adapter: it turns Ambari's
+advisor input (services.json / hosts.json) into plain values, lets the pure core mm2_core decide
+(advice.py: recommendations; topology.py: validation; placement rules for driver hosts) and
+turns the answers back into Ambari's structures.
+
+An exception in a service advisor breaks the wizard page, so every entry point catches,
+logs and degrades to a warning; MM2_ADVISOR_STRICT=1 makes them raise (tests).
+"""
+import os
+import sys
+
+SCRIPT_DIR = os.path.dirname(os.path.abspath(__file__))
+STRICT_ENV = "MM2_ADVISOR_STRICT"
+
+
+def _load_source(module_name, path):
+    """Load a Python file as a module, the way Ambari's own advisors do (imp where it exists)."""
+    try:
+        import imp
+    except ImportError:  # Python 3.12+ has no imp
+        imp = None
+    if imp is not None:
+        with open(path, "rb") as fp:
+            return imp.load_module(module_name, fp, path, (".py", "rb", imp.PY_SOURCE))
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _parent_candidates():
+    # Ambari's StackAdvisorRunner exports BASE_SERVICE_ADVISOR (2.7.x and 3.x). Without it: the
+    # physical mpack location resources/mpacks/<mpack>/common-services/<SVC>/<VER>/ is five levels
+    # below resources/; a service copied straight into resources/common-services/ is three.
+    real_dir = os.path.dirname(os.path.realpath(__file__))
+    candidates = [os.environ.get("BASE_SERVICE_ADVISOR")]
+    for base, depth in ((real_dir, 5), (SCRIPT_DIR, 3)):
+        candidates.append(os.path.normpath(os.path.join(base, *([".."] * depth + ["stacks", "service_advisor.py"]))))
+    return [c for c in candidates if c]
+
+
+def _load_parent():
+    for path in _parent_candidates():
+        if os.path.isfile(path):
+            return _load_source("service_advisor", path)
+    raise ImportError("MirrorMaker 2 advisor: Ambari's stacks/service_advisor.py not found (tried %s)"
+                      % ", ".join(_parent_candidates()))
+
+
+def _import_core():
+    """Import mm2_core from package/scripts next to this file (where build.py puts the agent package).
+
+    The directory goes first on sys.path for the import only, so a different mm2_core elsewhere on
+    the server (e.g. the off-cluster CLI installed with pip) cannot win, and the agent scripts that
+    sit beside mm2_core do not shadow anything afterwards.
+    """
+    scripts = os.path.join(SCRIPT_DIR, "package", "scripts")
+    sys.path.insert(0, scripts)
+    try:
+        from mm2_core import advice, names
+        return advice, names
+    finally:
+        if scripts in sys.path:
+            sys.path.remove(scripts)
+
+
+service_advisor = _load_parent()
+advice, names = _import_core()
+
+
+def _properties(configurations, config_type):
+    """{"type": {"properties": {...}}} -> {...} (a copy, never None)."""
+    site = (configurations or {}).get(config_type) or {}
+    return dict(site.get("properties") or {})
+
+
+def _plain(configurations):
+    return dict((t, _properties(configurations, t)) for t in (configurations or {}))
+
+
+class KAFKA_MIRRORMAKER2100ServiceAdvisor(service_advisor.ServiceAdvisor):
+    """Recommendations and validation for MirrorMaker 2 (class name: names.ADVISOR_CLASS)."""
+
+    def __init__(self, *args, **kwargs):
+        super(KAFKA_MIRRORMAKER2100ServiceAdvisor, self).__init__(*args, **kwargs)
+
+    # --- Ambari entry points (exception-safe) -------------------------------------------------
+
+    def getServiceComponentLayoutValidations(self, services, hosts):
+        return self._guarded("component layout validation", self._layout_items, services, hosts,
+                             fallback=self._layout_failure_items)
+
+    def getServiceConfigurationRecommendations(self, configurations, clusterData, services, hosts):
+        self._guarded("configuration recommendation", self._recommend, configurations, services, hosts,
+                      fallback=lambda exc: None)
+
+    def getServiceConfigurationsValidationItems(self, configurations, recommendedDefaults, services, hosts):
+        return self._guarded("configuration validation", self._validation_items, configurations,
+                             services, hosts, fallback=self._validation_failure_items)
+
+    def _guarded(self, what, method, *args, **kwargs):
+        try:
+            return method(*args)
+        except Exception as exc:
+            if os.environ.get(STRICT_ENV) == "1":
+                raise
+            # The traceback names code, not configuration values, so no secret reaches the log.
+            self.logger.exception("MirrorMaker 2 advisor: %s failed", what)
+            return kwargs["fallback"](exc)
+
+    def _validation_failure_items(self, exc):
+        item = self.getWarnItem(
+            "The MirrorMaker 2 advisor could not check the configuration (%s; details in "
+            "ambari-server.log). The agent validates again at configure time; if the error "
+            "persists, report it with that log." % type(exc).__name__)
+        return self.toConfigurationValidationProblems(
+            [{"config-name": "topology.mode", "item": item}], names.CLUSTERS)
+
+    def _layout_failure_items(self, exc):
+        return [{"type": "host-component", "level": "WARN", "component-name": names.COMPONENT,
+                 "message": "The MirrorMaker 2 advisor could not check the host layout (%s; details "
+                            "in ambari-server.log)." % type(exc).__name__}]
+
+    # --- reading Ambari's advisor input ---------------------------------------------------------
+
+    def _cluster_name(self, hosts):
+        # services.json carries no cluster name; hosts.json does for hosts already in a cluster
+        # (Hosts/cluster_name, empty in the install wizard before the cluster exists).
+        for item in (hosts or {}).get("items") or []:
+            name = (item.get("Hosts") or {}).get("cluster_name")
+            if name:
+                return name
+        return None
+
+    def _stack_kafka_version(self, services):
+        for service in (services or {}).get("services") or []:
+            info = service.get("StackServices") or {}
+            if info.get("service_name") == names.KAFKA_SERVICE:
+                return info.get("service_version")
+        return None
+
+    def _current(self, services, recommended=None):
+        """Plain {type: {name: value}} of the advisor input; other services' fresh recommendations win
+        for their own types (e.g. KAFKA's advisor switching listeners to SASL for Kerberos)."""
+        current = _plain((services or {}).get("configurations"))
+        for config_type, props in _plain(recommended).items():
+            if config_type not in names.OWN_CONFIG_TYPES:
+                current.setdefault(config_type, {}).update(props)
+        return current
+
+    def _local_kafka(self, services, current):
+        brokers = self.getHostsForComponent(services, names.KAFKA_SERVICE, names.KAFKA_BROKER)
+        ranger = (current.get("ranger-kafka-plugin-properties") or {}).get("ranger-kafka-plugin-enabled", "")
+        return advice.describe_local_kafka(
+            brokers, current.get("kafka-broker"), current.get("kafka-env"),
+            security_enabled=self.isSecurityEnabled(services),
+            ranger_kafka_enabled=ranger.strip().lower() == "yes")
+
+    # --- recommendations --------------------------------------------------------------------------
+
+    def _recommend(self, configurations, services, hosts):
+        current = self._current(services, configurations)
+        local = self._local_kafka(services, current)
+        recommended = advice.recommend(current, local, self._cluster_name(hosts))
+        for config_type in sorted(recommended):
+            # putProperty keeps what the operator changed in this very request (changed-configurations).
+            put = self.putProperty(configurations, config_type, services)
+            for name, value in sorted(recommended[config_type].items()):
+                put(name, value)
+
+    # --- validation -----------------------------------------------------------------------------
+
+    def _validation_items(self, configurations, services, hosts):
+        # Not validateListOfConfigUsingMethod: it logs every property in clear (passwords included)
+        # and skips types the recommendations did not touch.
+        current = self._current(services)
+        current.update(_plain(configurations))
+        return self.toConfigurationValidationProblems([], names.CLUSTERS)
+
+    # --- layout ---------------------------------------------------------------------------------
+
+    def _layout_items(self, services, hosts):
+        return self.getServiceComponentCardinalityValidations(services, hosts, names.SERVICE)
+
+
+assert KAFKA_MIRRORMAKER2100ServiceAdvisor.__name__ == names.ADVISOR_CLASS

@@ -1,0 +1,348 @@
+"""What the service advisor recommends, as pure functions of plain dicts and lists.
+
+The service advisor (common-services/KAFKA_MIRRORMAKER2/1.0.0/service_advisor.py) is a thin
+adapter: it pulls plain values out of Ambari's advisor input (services.json / hosts.json), calls
+these functions and writes the results back through Ambari's putProperty. Nothing here knows
+Ambari's data structures, so the rules are tested directly. Stdlib only, Python 2.7 and 3.
+"""
+import re
+
+from mm2_core import names, schema
+
+CLUSTERS = names.CLUSTERS
+REPLICATION = names.REPLICATION
+
+KNOWN_PROTOCOLS = schema.PROTOCOLS
+# Old HDP names for SASL_PLAINTEXT (Ambari 2.x KAFKA kerberos.json rewrites listeners to it).
+PROTOCOL_ALIASES = {"PLAINTEXTSASL": "SASL_PLAINTEXT", "SASL_PLAINTEXTSASL": "SASL_PLAINTEXT"}
+# Kerberos makes Ambari's KAFKA advisor turn PLAINTEXT/SSL listeners into their SASL twins on the
+# same port, so the protocol MM2 must speak follows the same mapping.
+KERBEROS_UPGRADE = {"PLAINTEXT": "SASL_PLAINTEXT", "SSL": "SASL_SSL"}
+
+MAX_RECOMMENDED_RF = 3
+ALIAS_INVALID_CHARS = re.compile(r"[^A-Za-z0-9_-]+")
+
+_LISTENER = re.compile(r"^([A-Za-z0-9_]+)://(\[[^\]]*\]|[^:/\s]*):(\d{1,5})$")
+_HOST_PORT = re.compile(r"^(\[[^\]]+\]|[^:\s\[\]]+):(\d{1,5})$")
+_TARBALL_VERSION = re.compile(r"kafka_\d+(?:\.\d+)*-(\d+\.\d+(?:\.\d+)?)")
+
+
+class Listener(object):
+    """One entry of a broker's `listeners`: name, security protocol (None if unknown), port."""
+
+    def __init__(self, name, protocol, host, port):
+        self.name = name
+        self.protocol = protocol
+        self.host = host
+        self.port = port
+
+    def __repr__(self):
+        return "Listener(%r, %r, %r, %r)" % (self.name, self.protocol, self.host, self.port)
+
+    def __eq__(self, other):
+        return isinstance(other, Listener) and self.__dict__ == other.__dict__
+
+    def __ne__(self, other):
+        return not self == other
+
+
+def normalize_protocol(value):
+    """'plaintextsasl' -> 'SASL_PLAINTEXT'; unknown or empty -> None."""
+    value = (value or "").strip().upper()
+    value = PROTOCOL_ALIASES.get(value, value)
+    return value if value in KNOWN_PROTOCOLS else None
+
+
+def parse_protocol_map(value):
+    """listener.security.protocol.map 'INTERNAL:SASL_PLAINTEXT,EXT:SSL' -> {'INTERNAL': 'SASL_PLAINTEXT', ...}."""
+    result = {}
+    for item in (value or "").split(","):
+        if ":" in item:
+            name, protocol = item.split(":", 1)
+            protocol = normalize_protocol(protocol)
+            if name.strip() and protocol:
+                result[name.strip().upper()] = protocol
+    return result
+
+
+def parse_listeners(value, protocol_map=None):
+    """Kafka `listeners` -> [Listener]. Unparseable entries are skipped (Kafka itself rejects them).
+
+    A listener name is its protocol unless listener.security.protocol.map says otherwise.
+    """
+    protocol_map = protocol_map or {}
+    result = []
+    for item in (value or "").split(","):
+        match = _LISTENER.match(item.strip())
+        if not match:
+            continue
+        name = match.group(1).upper()
+        protocol = protocol_map.get(name) or normalize_protocol(name)
+        result.append(Listener(name, protocol, match.group(2), match.group(3)))
+    return result
+
+
+def parse_host_ports(value):
+    """'h1:9092, h2:9092' -> ([('h1', '9092'), ('h2', '9092')], [malformed entries])."""
+    good, bad = [], []
+    for item in (value or "").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        match = _HOST_PORT.match(item)
+        if match and 0 < int(match.group(2)) < 65536:
+            good.append((match.group(1), match.group(2)))
+        else:
+            bad.append(item)
+    return good, bad
+
+
+def _choose_listener(listeners, kafka_broker, security_enabled):
+    """The listener MM2 should use: the inter-broker one (the cluster's main listener), SASL on Kerberos."""
+    usable = [l for l in listeners if l.protocol]
+    if not usable:
+        return None
+    inter_name = (kafka_broker.get("inter.broker.listener.name") or "").strip().upper()
+    for listener in usable:
+        if inter_name and listener.name == inter_name:
+            return listener
+    inter_protocol = normalize_protocol(kafka_broker.get("security.inter.broker.protocol"))
+    candidates = usable
+    if security_enabled:
+        candidates = [l for l in usable if l.protocol.startswith("SASL_")] or usable
+    for listener in candidates:
+        if listener.protocol == inter_protocol:
+            return listener
+    return candidates[0]
+
+
+def _effective_protocol(protocol, security_enabled):
+    return KERBEROS_UPGRADE.get(protocol, protocol) if security_enabled else protocol
+
+
+def _sasl_mechanism(kafka_broker, security_enabled):
+    if security_enabled:
+        return "GSSAPI"
+    enabled = [m.strip().upper() for m in (kafka_broker.get("sasl.enabled.mechanisms") or "").split(",")]
+    for mechanism in enabled:
+        if mechanism in schema.SASL_MECHANISMS:
+            return mechanism
+    return "GSSAPI"  # Kafka's default sasl.enabled.mechanisms
+
+
+def describe_local_kafka(broker_hosts, kafka_broker=None, kafka_env=None, security_enabled=False,
+                         ranger_kafka_enabled=False):
+    """A plain description of this Ambari cluster's own Kafka, or None when it has no brokers.
+
+    broker_hosts: KAFKA_BROKER host names; kafka_broker / kafka_env: those config types' properties;
+    security_enabled: cluster-env/security_enabled (Kerberos); ranger_kafka_enabled: the Ranger
+    Kafka plugin authorizes the brokers. The result feeds both recommend() and the core validator
+    (broker count for replication factors).
+    """
+    hosts = sorted(set(h for h in (broker_hosts or []) if h))
+    if not hosts:
+        return None
+    kafka_broker = kafka_broker or {}
+    kafka_env = kafka_env or {}
+    protocol_map = parse_protocol_map(kafka_broker.get("listener.security.protocol.map"))
+    listeners = parse_listeners(kafka_broker.get("listeners"), protocol_map)
+    chosen = _choose_listener(listeners, kafka_broker, security_enabled)
+    # Bigtop keeps operator-defined listeners in raw.listeners: valid targets, never the default.
+    listeners += parse_listeners(kafka_broker.get("raw.listeners"), protocol_map)
+    if chosen is None and (kafka_broker.get("port") or "").strip().isdigit():
+        # Kafka before 0.9 had only `port` (old HDP stacks): one PLAINTEXT listener.
+        protocol = normalize_protocol(kafka_broker.get("security.inter.broker.protocol")) or "PLAINTEXT"
+        chosen = Listener(protocol, protocol, "", kafka_broker["port"].strip())
+        listeners = [chosen]
+    result = {
+        "hosts": hosts,
+        "broker_count": len(hosts),
+        "listeners": [{"name": l.name, "protocol": _effective_protocol(l.protocol, security_enabled),
+                       "port": l.port} for l in listeners if l.protocol],
+        "security_enabled": bool(security_enabled),
+        "ranger_kafka_enabled": bool(ranger_kafka_enabled),
+        "bootstrap.servers": "",
+        "security.protocol": None,
+        "sasl.mechanism": None,
+        "sasl.kerberos.service.name": None,
+    }
+    if chosen is not None:
+        protocol = _effective_protocol(chosen.protocol, security_enabled)
+        result.update(_endpoint(hosts, chosen.port, protocol, kafka_broker, kafka_env, security_enabled))
+    return result
+
+
+def _endpoint(hosts, port, protocol, kafka_broker, kafka_env, security_enabled):
+    endpoint = {
+        "bootstrap.servers": bootstrap_servers(hosts, port),
+        "security.protocol": protocol,
+        "sasl.mechanism": None,
+        "sasl.kerberos.service.name": None,
+    }
+    if protocol.startswith("SASL_"):
+        mechanism = _sasl_mechanism(kafka_broker, security_enabled)
+        endpoint["sasl.mechanism"] = mechanism
+        if mechanism == "GSSAPI":
+            # The brokers' principal is ${kafka-env/kafka_user}/_HOST@REALM (KAFKA kerberos.json).
+            endpoint["sasl.kerberos.service.name"] = (
+                (kafka_broker.get("sasl.kerberos.service.name") or "").strip()
+                or (kafka_env.get("kafka_user") or "").strip() or "kafka")
+    return endpoint
+
+
+def bootstrap_servers(hosts, port):
+    return ",".join("%s:%s" % (host, port) for host in sorted(set(hosts)))
+
+
+def alias_from_cluster_name(cluster_name):
+    """A valid MM2 alias from an Ambari cluster name: letters, digits, '_' and '-' only; None if nothing is left."""
+    alias = ALIAS_INVALID_CHARS.sub("_", (cluster_name or "").strip()).strip("_-")
+    return alias or None
+
+
+def recommended_replication_factor(broker_count):
+    """Three replicas where the cluster has them, else as many as there are brokers."""
+    if not broker_count or broker_count < 1:
+        return None
+    return min(MAX_RECOMMENDED_RF, int(broker_count))
+
+
+def local_endpoint_for(bootstrap, local_kafka):
+    """Does `bootstrap` point at the local Kafka? Returns the endpoint dict to recommend, or None.
+
+    Empty means "the local Kafka" (see the property description). A value naming only local
+    brokers on one port is local too: the advisor refreshes the broker list (brokers added or
+    moved) and takes the protocol of the listener on that port or, when no listener has that port
+    any more (the listener was changed), the default endpoint again. Anything else is the
+    operator's choice of another cluster and is left alone.
+    """
+    if not local_kafka or not local_kafka.get("bootstrap.servers"):
+        return None
+    if not (bootstrap or "").strip():
+        return dict((k, local_kafka[k]) for k in
+                    ("bootstrap.servers", "security.protocol", "sasl.mechanism", "sasl.kerberos.service.name"))
+    entries, bad = parse_host_ports(bootstrap)
+    if bad or not entries:
+        return None
+    hosts = set(local_kafka["hosts"])
+    ports = set(port for _, port in entries)
+    if len(ports) != 1 or not all(host in hosts for host, _ in entries):
+        return None
+    port = ports.pop()
+    for listener in local_kafka["listeners"]:
+        if listener["port"] == port:
+            endpoint = {
+                "bootstrap.servers": bootstrap_servers(local_kafka["hosts"], port),
+                "security.protocol": listener["protocol"],
+                "sasl.mechanism": None,
+                "sasl.kerberos.service.name": None,
+            }
+            if listener["protocol"] == local_kafka["security.protocol"]:
+                endpoint["sasl.mechanism"] = local_kafka["sasl.mechanism"]
+                endpoint["sasl.kerberos.service.name"] = local_kafka["sasl.kerberos.service.name"]
+            elif listener["protocol"].startswith("SASL_"):
+                endpoint["sasl.mechanism"] = "GSSAPI" if local_kafka["security_enabled"] else None
+            return endpoint
+    return local_endpoint_for("", local_kafka)
+
+
+_RF_PROPERTIES = ("replication.factor", "internal.topics.replication.factor")
+
+
+def _rf_needs_advice(name, current, broker_count):
+    """Recommend a replication factor unless the operator chose one that fits (or -1, the broker default)."""
+    value = (current or "").strip()
+    if value == "-1":
+        return False
+    if not value.isdigit():
+        return True
+    return int(value) > broker_count or value == schema.REPLICATION[name].default
+
+
+def recommend(current, local_kafka=None, cluster_name=None):
+    """Recommended values {config_type: {property: value}} given the current configurations.
+
+    current: {config_type: {property: value}} as the operator has them now (missing types are fine).
+    local_kafka: describe_local_kafka(...) or None when the cluster has no Kafka brokers.
+    cluster_name: the Ambari cluster name when known.
+    Only properties with a recommendation appear; values are strings, as Ambari stores them.
+    """
+    clusters = current.get(CLUSTERS) or {}
+    replication = current.get(REPLICATION) or {}
+    out = {}
+
+    def put(config_type, name, value):
+        if value is not None:
+            out.setdefault(config_type, {})[name] = str(value)
+
+    simple = (clusters.get("topology.mode") or "simple").strip() == "simple"
+    target_local = False
+    if simple and local_kafka:
+        endpoint = local_endpoint_for(clusters.get("target.bootstrap.servers"), local_kafka)
+        if endpoint:
+            target_local = True
+            for key, value in sorted(endpoint.items()):
+                put(CLUSTERS, "target." + key, value)
+        source_local = local_endpoint_for(clusters.get("source.bootstrap.servers"), local_kafka) \
+            if (clusters.get("source.bootstrap.servers") or "").strip() else None
+        # The side that is this cluster's own Kafka is named after the cluster (once, when empty).
+        derived = alias_from_cluster_name(cluster_name)
+        for role, is_local in (("target", target_local), ("source", bool(source_local))):
+            other = (clusters.get(("source" if role == "target" else "target") + ".alias") or "").strip()
+            if is_local and derived and derived != other and not (clusters.get(role + ".alias") or "").strip():
+                put(CLUSTERS, role + ".alias", derived)
+
+    if target_local:
+        rf = recommended_replication_factor(local_kafka["broker_count"])
+        for name in _RF_PROPERTIES:
+            if rf and _rf_needs_advice(name, replication.get(name), local_kafka["broker_count"]):
+                put(REPLICATION, name, rf)
+
+    if local_kafka and local_kafka.get("ranger_kafka_enabled"):
+        # Ranger's authorizer does not implement Kafka's ACL API: ACL sync only fails and logs.
+        put(REPLICATION, "sync.topic.acls.enabled", "false")
+    return out
+
+
+# --- which Kafka version to validate for -------------------------------------------------------
+
+ASSUMED_KAFKA_VERSION = "3.7.1"
+
+
+def _version_tuple(value):
+    numbers = re.findall(r"\d+", (value or "").split("-")[0])
+    return tuple(int(n) for n in numbers[:3]) if len(numbers) >= 2 else None
+
+
+def tarball_version(location):
+    """'.../kafka_2.13-3.7.1.tgz' or '/opt/kafka_2.12-2.8.2' -> '3.7.1' / '2.8.2'; None if not named so."""
+    match = _TARBALL_VERSION.search(location or "")
+    return match.group(1) if match else None
+
+
+def kafka_version_for_validation(env, stack_kafka_version=None):
+    """(version, where it came from) for the advisor's checks.
+
+    The agent detects the real version from the installation at install time; the server side
+    cannot look at hosts, so it guesses in this order:
+    1. kafka-mm2-env/kafka_version_override (the operator said so);
+    2. the stack's KAFKA service version, when MM2 runs from the stack's Kafka (install source
+       'stack', or 'auto' with a stack Kafka of 2.4 or newer, the first with MM2);
+    3. the version in the tarball file name or Kafka home directory name (kafka_2.13-3.7.1);
+    4. ASSUMED_KAFKA_VERSION, a current 3.x line that the messages name so the operator can set
+       the override when the guess is wrong.
+    """
+    env = env or {}
+    override = (env.get("kafka_version_override") or "").strip()
+    if override:
+        return override, names.ENV + "/kafka_version_override"
+    source = (env.get("kafka_install_source") or "auto").strip()
+    stack = _version_tuple(stack_kafka_version)
+    if stack and (source == "stack" or (source == "auto" and stack >= (2, 4))):
+        return ".".join(str(n) for n in stack), "the stack's KAFKA service version"
+    for name in ("kafka_tarball_url", "kafka_home"):
+        if source in ("auto", "tarball", "path"):
+            found = tarball_version(env.get(name))
+            if found:
+                return found, names.ENV + "/" + name
+    return ASSUMED_KAFKA_VERSION, "assumed (set %s/kafka_version_override)" % names.ENV
