@@ -203,6 +203,28 @@ ENV = ConfigType(names.ENV, "MirrorMaker 2 process environment", [
              "JMX exporter agent jar",
              "Path on the host, or http(s) URL that install downloads it from, of "
              "jmx_prometheus_javaagent-<version>.jar.", empty_value_valid=True),
+    Property("mm2_metrics_ssl_enabled", "false", "Serve metrics over HTTPS",
+             "The exporter serves /metrics over TLS with the keystore below; the Ambari alerts then "
+             "use HTTPS and verify the certificate against the CA file below.",
+             value_type="boolean"),
+    Property("mm2_metrics_ssl_keystore_location", "", "Metrics keystore path",
+             "Keystore (JKS or PKCS12) with the certificate and key the exporter serves, on every "
+             "driver host. Usually the host's TLS keystore.", empty_value_valid=True),
+    Property("mm2_metrics_ssl_keystore_type", "JKS", "Metrics keystore type", "JKS or PKCS12.",
+             value_type="value-list", entries=_choices(("JKS", "PKCS12"))),
+    Property("mm2_metrics_ssl_keystore_password", "", "Metrics keystore password",
+             "Password of the metrics keystore.", value_type="password"),
+    Property("mm2_metrics_ssl_ca_file", "", "Metrics CA file (PEM)",
+             "PEM file with the CA certificates the alerts trust for the exporter's certificate. "
+             "Empty: the system CA bundle.", empty_value_valid=True),
+    Property("mm2_metrics_ssl_verify", "true", "Verify the metrics certificate",
+             "Verify the exporter's certificate and host name. Turn off only to diagnose.",
+             value_type="boolean"),
+    Property("mm2_metrics_auth_username", "", "Metrics user",
+             "HTTP Basic user the exporter requires (empty: no authentication). Use with HTTPS.",
+             empty_value_valid=True),
+    Property("mm2_metrics_auth_password", "", "Metrics password",
+             "HTTP Basic password of the metrics user.", value_type="password"),
     Property("mm2_principal_name", "", "MirrorMaker 2 principal",
              "Kerberos principal of MM2 (set by Ambari's Kerberos wizard).",
              property_type="KERBEROS_PRINCIPAL", empty_value_valid=True),

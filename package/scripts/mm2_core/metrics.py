@@ -1,0 +1,233 @@
+"""MM2 metrics as the mpack's JMX exporter rules expose them, and a fast reader for them.
+
+Pure stdlib, Python 2.7 and 3. The series names are a contract with
+package/files/jmx_exporter_mm2.yaml (tests/alerts checks both against each other).
+
+The reader parses the Prometheus text format (version 0.0.4) but only the metric families an
+alert asks for. The format requires the samples of a family to be contiguous, and the exporter
+writes "# TYPE <family> <type>" in front of them, so the reader jumps to each wanted block with
+str.find and splits only that block. Without TYPE lines it falls back to one pass over all
+lines, skipping unwanted ones with a prefix test. Label blocks repeat across families (the
+same partition has the same labels in every family), so each distinct label text is parsed once.
+"""
+
+# --- series written by jmx_exporter_mm2.yaml -------------------------------------------------------
+SOURCE_PREFIX = "mm2_source_"
+SOURCE_RECORD_COUNT = "mm2_source_record_count"
+SOURCE_LATENCY = "mm2_source_replication_latency_ms"
+SOURCE_LATENCY_AVG = "mm2_source_replication_latency_ms_avg"
+SOURCE_LATENCY_MAX = "mm2_source_replication_latency_ms_max"
+CHECKPOINT_LATENCY = "mm2_checkpoint_checkpoint_latency_ms"
+CHECKPOINT_LATENCY_AVG = "mm2_checkpoint_checkpoint_latency_ms_avg"
+CHECKPOINT_LATENCY_MAX = "mm2_checkpoint_checkpoint_latency_ms_max"
+REPLICATION_LAG = "mm2_replication_consumer_records_lag"        # Kafka 3.5+, flow-qualified
+CONSUMER_LAG = "mm2_consumer_records_lag"                       # any consumer (before 3.5)
+HERDER_UP = "mm2_herder_up"                                    # labels source, target, version
+HERDER_START = "mm2_herder_start_time_ms"
+CONNECTOR_STATUS = "mm2_connector_status"
+TASK_STATUS = "mm2_task_status"
+# written by the exporter itself
+SCRAPE_ERROR = "jmx_scrape_error"
+SCRAPE_DURATION = "jmx_scrape_duration_seconds"
+
+# MM2's windowed statistics (-avg, -max) cover metrics.num.samples x metrics.sample.window.ms,
+# by default 2 x 30 s: a NaN there means nothing happened on that partition for up to a minute.
+STAT_WINDOW_SECONDS = 60.0
+
+NAN = float("nan")
+
+
+def is_number(value):
+    """False for None, NaN and infinities (an idle windowed statistic is NaN)."""
+    return value is not None and value == value and value not in (float("inf"), float("-inf"))
+
+
+def _parse_value(text):
+    # "123", "1.5E7", "NaN", "+Inf", optionally followed by a timestamp
+    text = text.strip()
+    sp = text.find(" ")
+    if sp > 0:
+        text = text[:sp]
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _unescape(value):
+    if "\\" not in value:
+        return value
+    out = []
+    i = 0
+    n = len(value)
+    while i < n:
+        c = value[i]
+        if c == "\\" and i + 1 < n:
+            nxt = value[i + 1]
+            out.append("\n" if nxt == "n" else nxt)
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def parse_labels(text):
+    """'a="1",b="x\\"y"' -> {'a': '1', 'b': 'x"y'}; raises ValueError on malformed text."""
+    labels = {}
+    if not text:
+        return labels
+    if "\\" not in text:
+        # fast path: no escapes, so '",' can only end a value
+        for part in text.split('",'):
+            if not part:
+                continue
+            eq = part.find('="')
+            if eq <= 0:
+                raise ValueError("bad label text: %r" % text)
+            value = part[eq + 2:]
+            if value.endswith('"'):
+                value = value[:-1]
+            labels[part[:eq].strip()] = value
+        return labels
+    i = 0
+    n = len(text)
+    while i < n:
+        while i < n and text[i] in ", ":
+            i += 1
+        if i >= n:
+            break
+        eq = text.find("=", i)
+        if eq < 0 or eq + 1 >= n or text[eq + 1] != '"':
+            raise ValueError("bad label text: %r" % text)
+        name = text[i:eq].strip()
+        j = eq + 2
+        buf = []
+        while j < n:
+            c = text[j]
+            if c == "\\" and j + 1 < n:
+                buf.append(text[j:j + 2])
+                j += 2
+                continue
+            if c == '"':
+                break
+            buf.append(c)
+            j += 1
+        else:
+            raise ValueError("unterminated label value: %r" % text)
+        labels[name] = _unescape("".join(buf))
+        i = j + 1
+    return labels
+
+
+def _split_sample(line):
+    """'name{labels} value [ts]' -> (name, label text, value)."""
+    brace = line.find("{")
+    if brace >= 0:
+        end = line.rfind("}")
+        if end < brace:
+            return None
+        return line[:brace], line[brace + 1:end], _parse_value(line[end + 1:])
+    sp = line.find(" ")
+    if sp <= 0:
+        return None
+    return line[:sp], "", _parse_value(line[sp + 1:])
+
+
+def scan(text, families):
+    """{family: [(label text, value)]} for the wanted families (absent ones map to [])."""
+    wanted = set(families)
+    found = dict((f, []) for f in wanted)
+    if not text:
+        return found
+    missing = []
+    for family in wanted:
+        marker = "# TYPE " + family + " "
+        start = text.find(marker)
+        if start < 0:
+            missing.append(family)
+            continue
+        start = text.find("\n", start)
+        if start < 0:
+            continue
+        end = text.find("\n#", start)
+        block = text[start + 1:] if end < 0 else text[start + 1:end]
+        out = found[family]
+        head = family + "{"
+        bare = family + " "
+        for line in block.split("\n"):
+            if line.startswith(head) or line.startswith(bare):
+                sample = _split_sample(line)
+                if sample is not None:
+                    out.append((sample[1], sample[2]))
+    # families without a TYPE line (allowed by the format): one pass over every line
+    if missing and any(("\n" + f) in text or text.startswith(f) for f in missing):
+        prefixes = tuple(missing)
+        wanted_missing = set(missing)
+        for line in text.split("\n"):
+            if line.startswith(prefixes):
+                sample = _split_sample(line)
+                if sample is not None and sample[0] in wanted_missing:
+                    found[sample[0]].append((sample[1], sample[2]))
+    return found
+
+
+class LabelCache(object):
+    """Parses each distinct label text once (partitions repeat them across families)."""
+
+    def __init__(self):
+        self._cache = {}
+
+    def __call__(self, text):
+        labels = self._cache.get(text)
+        if labels is None:
+            labels = parse_labels(text)
+            self._cache[text] = labels
+        return labels
+
+
+class Snapshot(object):
+    """The wanted families of one scrape, with parsed labels.
+
+    series(family) -> [(labels dict, value)]; values are floats, NaN for idle statistics,
+    None when the text was not a number.
+    """
+
+    def __init__(self, text, families, fetched_at=None, url=None):
+        self.fetched_at = fetched_at
+        self.url = url
+        self._raw = scan(text, families)
+        self._labels = LabelCache()
+        self._parsed = {}
+
+    def has(self, family):
+        return bool(self._raw.get(family))
+
+    def raw(self, family):
+        """[(label text, value)] without parsing the labels (for the hot loops)."""
+        return self._raw.get(family, [])
+
+    def labels(self, text):
+        return self._labels(text)
+
+    def series(self, family):
+        got = self._parsed.get(family)
+        if got is None:
+            parse = self._labels
+            got = [(parse(t), v) for t, v in self._raw.get(family, [])]
+            self._parsed[family] = got
+        return got
+
+    def value(self, family, default=None):
+        """The value of a family's first sample (for families without labels)."""
+        raw = self._raw.get(family)
+        return raw[0][1] if raw else default
+
+
+def decode_payload(data, charset="utf-8"):
+    """HTTP body -> native str (bytes on Python 2, text on Python 3)."""
+    if str is bytes:
+        return data
+    if isinstance(data, bytes):
+        return data.decode(charset or "utf-8", "replace")
+    return data
