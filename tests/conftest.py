@@ -9,6 +9,8 @@
 import os
 import sys
 
+import pytest
+
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(TESTS_DIR)
 SCRIPTS_DIR = os.path.join(REPO_ROOT, "package", "scripts")
@@ -51,7 +53,16 @@ def _is_py3_only(path):
     return False
 
 
-def pytest_ignore_collect(path, config):
+def _ignore(path):
     if PY2 and _is_py3_only(path):
         return True
     return None
+
+
+# pytest >= 7 names the hook argument collection_path (pytest 9 dropped `path`); 4.6 (py2.7) has only `path`.
+if int(pytest.__version__.split(".")[0]) >= 7:
+    def pytest_ignore_collect(collection_path, config):
+        return _ignore(collection_path)
+else:
+    def pytest_ignore_collect(path, config):
+        return _ignore(path)
