@@ -1,0 +1,178 @@
+"""A small, careful client of Ambari's REST API (/api/v1).
+
+- X-Requested-By on every call (Ambari's CSRF filter rejects mutating calls without it).
+- Bounded connect/read timeouts; retries with exponential backoff on connection errors. A POST is
+  retried only when the connection could not be opened (the request never reached Ambari), so it
+  is never sent twice; GET/PUT/DELETE are idempotent and are also retried on 502/503/504.
+- Ambari's error JSON {"status": N, "message": "..."} becomes AmbariHttpError quoting the message.
+- Dry run: mutating calls are printed (passwords masked) and not sent.
+"""
+import json
+import re
+import sys
+import time
+
+import requests
+from requests import exceptions as rex
+
+from mm2_ambari import masking
+from mm2_ambari.errors import AmbariHttpError, ConnectionFailed
+
+API_ROOT = "/api/v1"
+MUTATING = ("POST", "PUT", "DELETE")
+RETRYABLE_STATUS = (502, 503, 504)
+
+
+class Response(object):
+    def __init__(self, status, body):
+        self.status, self.body = status, body
+
+    @property
+    def request_id(self):
+        """The id of the asynchronous request a 202 answer carries, else None."""
+        if self.status == 202 and isinstance(self.body, dict):
+            return (self.body.get("Requests") or {}).get("id")
+        return None
+
+
+def _never_opened(exc):
+    """True when the TCP connection was never established, so the server cannot have seen the request."""
+    if isinstance(exc, rex.ConnectTimeout):
+        return True
+    text = repr(exc)
+    return "NewConnectionError" in text or "Connection refused" in text or "NameResolutionError" in text
+
+
+class AmbariClient(object):
+    def __init__(self, url, auth, verify=True, connect_timeout=10.0, read_timeout=60.0,
+                 retries=6, backoff=1.0, backoff_max=30.0, dry_run=False, out=None, log=None,
+                 sleep=time.sleep):
+        url = url.rstrip("/")
+        if url.endswith(API_ROOT):
+            url = url[:-len(API_ROOT)]
+        self.base = url
+        self.api = url + API_ROOT
+        self.session = requests.Session()
+        self.session.auth = auth
+        self.session.verify = verify
+        self.session.headers.update({"X-Requested-By": "mm2-ambari", "Accept": "application/json"})
+        self.timeout = (connect_timeout, read_timeout)
+        self.retries, self.backoff, self.backoff_max = retries, backoff, backoff_max
+        self.dry_run = dry_run
+        self.out = out or sys.stdout
+        self.log = log or (lambda message: print(message, file=sys.stderr))
+        self.sleep = sleep
+        self.planned = []  # mutating calls (method, path, masked body): sent, or only printed in dry run
+
+    def close(self):
+        self.session.close()
+
+    # --- verbs ---------------------------------------------------------------------------------
+    def get(self, path):
+        return self._call("GET", path).body
+
+    def get_or_none(self, path):
+        """GET that maps 404 to None (the resource does not exist)."""
+        try:
+            return self.get(path)
+        except AmbariHttpError as exc:
+            if exc.status == 404:
+                return None
+            raise
+
+    def post(self, path, body=None, describe=None):
+        return self._mutate("POST", path, body, describe)
+
+    def put(self, path, body=None, describe=None):
+        return self._mutate("PUT", path, body, describe)
+
+    def delete(self, path, describe=None):
+        return self._mutate("DELETE", path, None, describe)
+
+    # --- internals -----------------------------------------------------------------------------
+    def _mutate(self, method, path, body, describe):
+        masked = masking.mask_body(body) if body is not None else None
+        self.planned.append((method, path, masked))
+        if not self.dry_run:
+            self.log("-> %s %s%s" % (method, API_ROOT + path, "  (%s)" % describe if describe else ""))
+        if self.dry_run:
+            print("[dry-run] %s %s%s" % (method, API_ROOT + path, "  # " + describe if describe else ""),
+                  file=self.out)
+            if masked is not None:
+                print(_indent(json.dumps(masked, indent=2, sort_keys=True)), file=self.out)
+            return None
+        return self._call(method, path, body)
+
+    def _call(self, method, path, body=None):
+        url = self.api + path
+        data = json.dumps(body) if body is not None else None
+        attempt = 0
+        while True:
+            try:
+                resp = self.session.request(method, url, data=data, timeout=self.timeout)
+            except (rex.ConnectionError, rex.Timeout) as exc:
+                retry_safe = (method != "POST" or _never_opened(exc)) and not _is_tls_error(exc)
+                if not retry_safe or attempt >= self.retries:
+                    raise ConnectionFailed("cannot reach Ambari at %s (%s %s): %s%s" % (
+                        self.base, method, API_ROOT + _no_query(path), _short(exc),
+                                "" if retry_safe or _is_tls_error(exc) else
+                        " (not retried: the request may have reached Ambari; check its state before "
+                        "running again)"))
+                attempt += 1
+                self._wait(attempt, "%s %s: %s" % (method, API_ROOT + _no_query(path), _short(exc)))
+                continue
+            if resp.status_code in RETRYABLE_STATUS and method != "POST" and attempt < self.retries:
+                attempt += 1
+                self._wait(attempt, "%s %s answered %d" % (method, API_ROOT + _no_query(path), resp.status_code))
+                continue
+            return self._response(method, path, resp)
+
+    def _wait(self, attempt, why):
+        delay = min(self.backoff * (2 ** (attempt - 1)), self.backoff_max)
+        self.log("retry %d/%d in %.1fs after %s" % (attempt, self.retries, delay, why))
+        self.sleep(delay)
+
+    def _response(self, method, path, resp):
+        body = None
+        if resp.content:
+            try:
+                body = resp.json()
+            except ValueError:
+                body = resp.text
+        if resp.status_code >= 400:
+            raise AmbariHttpError(method, API_ROOT + path, resp.status_code, _error_message(resp, body))
+        return Response(resp.status_code, body)
+
+
+def _error_message(resp, body):
+    if isinstance(body, dict) and body.get("message"):
+        return masking.mask_text(str(body["message"]))
+    text = (resp.text or "").strip()
+    return masking.mask_text(text[:500]) if text else resp.reason
+
+
+def _short(exc):
+    """The root cause of a connection error ('[Errno 111] Connection refused'), not urllib3's wrapping."""
+    text = str(exc)
+    match = re.search(r"\[Errno -?\d+\] [^'\")\]]+", text)
+    if match:
+        return match.group(0).strip()
+    for marker in ("Read timed out", "timed out", "Connection aborted", "RemoteDisconnected",
+                   "Connection reset by peer", "CERTIFICATE_VERIFY_FAILED", "certificate verify failed",
+                   "SSLError"):
+        if marker in text:
+            return marker if marker != "CERTIFICATE_VERIFY_FAILED" else \
+                "TLS certificate verify failed (use --ca-bundle PEM for a private CA)"
+    return text if len(text) < 200 else text[:200] + "..."
+
+
+def _is_tls_error(exc):
+    return isinstance(exc, rex.SSLError)
+
+
+def _no_query(path):
+    return path.split("?", 1)[0]
+
+
+def _indent(text, prefix="    "):
+    return "\n".join(prefix + line for line in text.splitlines())

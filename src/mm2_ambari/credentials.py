@@ -1,0 +1,68 @@
+"""Where the Ambari user and password come from, in this order:
+
+1. the environment: AMBARI_USER and AMBARI_PASSWORD (a --user option overrides AMBARI_USER);
+2. ~/.netrc (or the file named by NETRC): the `machine <ambari host>` entry;
+3. an interactive prompt (getpass), only when stdin is a terminal.
+
+A password is never taken from the command line (it would show in `ps` and shell history).
+"""
+import getpass
+import netrc
+import os
+import sys
+from urllib.parse import urlsplit
+
+from mm2_ambari.errors import BadInput
+
+
+def resolve(url, user=None, environ=None, stdin=None, prompt=None, netrc_file=None):
+    """Return (user, password) or raise BadInput saying how to provide them."""
+    environ = os.environ if environ is None else environ
+    stdin = sys.stdin if stdin is None else stdin
+    user = user or environ.get("AMBARI_USER") or None
+    password = environ.get("AMBARI_PASSWORD")
+    if user and password:
+        return user, password
+    host = urlsplit(url).hostname or ""
+    entry = _netrc_entry(host, netrc_file or environ.get("NETRC"))
+    if entry is not None:
+        net_user, net_password = entry
+        if not user or user == net_user:
+            return net_user, net_password
+    if _is_tty(stdin):
+        prompt = prompt or _prompt
+        return prompt(host, user)
+    raise BadInput(
+        "no Ambari credentials for %s: set AMBARI_USER and AMBARI_PASSWORD, or add "
+        "'machine %s login <user> password <password>' to ~/.netrc (mode 0600), or run "
+        "interactively to be prompted" % (host or url, host or "<ambari host>"))
+
+
+def _netrc_entry(host, path):
+    try:
+        data = netrc.netrc(path) if path else netrc.netrc()
+    except FileNotFoundError:
+        return None
+    except (netrc.NetrcParseError, OSError) as exc:
+        raise BadInput("cannot read the netrc file: %s" % exc)
+    auth = data.authenticators(host)
+    if not auth:
+        return None
+    login, _account, password = auth
+    return (login, password) if login and password is not None else None
+
+
+def _is_tty(stream):
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _prompt(host, user):
+    if not user:
+        user = input("Ambari user for %s: " % host).strip()
+    password = getpass.getpass("Ambari password for %s@%s: " % (user, host))
+    if not user or not password:
+        raise BadInput("an Ambari user and password are required")
+    return user, password

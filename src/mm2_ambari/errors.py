@@ -1,0 +1,45 @@
+"""Errors of the REST subcommands, each mapped to one exit code (see cli.py: 0 ok, 1 failed, 2 bad input)."""
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class Mm2AmbariError(Exception):
+    exit_code = EXIT_FAILED
+
+
+class BadInput(Mm2AmbariError):
+    """The operator's input is wrong (file, options, credentials setup): exit 2."""
+    exit_code = EXIT_BAD_INPUT
+
+    def __init__(self, message, problems=()):
+        super().__init__(message)
+        self.problems = list(problems)
+
+
+class OperationFailed(Mm2AmbariError):
+    """Ambari or the cluster could not do what was asked: exit 1."""
+
+
+class AmbariHttpError(OperationFailed):
+    """Ambari answered an HTTP error; message is Ambari's own text."""
+
+    def __init__(self, method, path, status, message):
+        self.method, self.path, self.status, self.ambari_message = method, path, status, message
+        super().__init__("Ambari answered %d %s to %s %s: %s" % (
+            status, _REASONS.get(status, ""), method, path, message or "(no message)"))
+
+
+class ConnectionFailed(OperationFailed):
+    pass
+
+
+class RequestFailed(OperationFailed):
+    """An Ambari request (install, start, restart, ...) ended in a failed state."""
+
+    def __init__(self, message, request_id=None, status=None, tasks=()):
+        super().__init__(message)
+        self.request_id, self.status, self.tasks = request_id, status, list(tasks)
+
+
+_REASONS = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+            409: "Conflict", 500: "Internal Server Error", 502: "Bad Gateway",
+            503: "Service Unavailable", 504: "Gateway Timeout"}

@@ -1,0 +1,223 @@
+"""REST subcommands of mm2-ambari: deploy, configure, restart, status, alerts, check, run, remove.
+
+Exit codes: 0 ok, 1 the operation failed (Ambari error, failed request, unreachable server),
+2 bad input (file, options, missing credentials).
+"""
+import argparse
+import os
+import sys
+import warnings
+
+from mm2_core import names
+from mm2_ambari import credentials, deployfile, ops
+from mm2_ambari.ambari_api import AmbariClient
+from mm2_ambari.errors import EXIT_BAD_INPUT, EXIT_FAILED, BadInput, Mm2AmbariError
+from mm2_ambari.waiter import Waiter
+
+
+def register(subparsers):
+    common = _common_parser()
+    file_opts = _file_parser()
+
+    p = subparsers.add_parser(
+        "deploy", parents=[common, file_opts],
+        help="add %s to a cluster from a topology file, install and start it" % names.SERVICE,
+        description="Add the service, its component and host components, create the kafka-mm2-* "
+                    "config types (stack defaults merged with the file), install and start. "
+                    "Re-running with the same file changes nothing.")
+    p.set_defaults(func=_command(_deploy))
+
+    p = subparsers.add_parser(
+        "configure", parents=[common, file_opts],
+        help="apply a changed topology file: diff, new config version, restart affected hosts",
+        description="Show the diff against Ambari's current desired configs, write one new service "
+                    "config version with a note, and restart only the driver hosts whose configs are stale.")
+    p.set_defaults(func=_command(_configure))
+
+    p = subparsers.add_parser("restart", parents=[common], help="restart %s" % names.COMPONENT)
+    p.add_argument("--rolling", action="store_true", help="one host at a time, waiting for each")
+    p.add_argument("--hosts", type=_host_list, help="comma-separated hosts (default: all driver hosts)")
+    p.add_argument("--stale-only", action="store_true", help="only hosts whose configs are stale")
+    p.set_defaults(func=_command(ops.restart))
+
+    p = subparsers.add_parser("status", parents=[common], help="components per host with their states",
+                              description="Exit 1 when the service is missing or a component is not in "
+                                          "the state Ambari wants (maintenance mode excepted).")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=_command(ops.status))
+
+    p = subparsers.add_parser("alerts", parents=[common], help="this service's alerts with state and text")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--fail-on", choices=("WARNING", "CRITICAL"),
+                   help="exit 1 when an alert (not in maintenance) is at this state or worse")
+    p.set_defaults(func=_command(ops.alerts))
+
+    p = subparsers.add_parser("check", parents=[common], help="run %s and wait" % names.SERVICE_CHECK_ROLE)
+    p.set_defaults(func=_command(ops.check))
+
+    p = subparsers.add_parser("run", parents=[common], help="run a custom command and show its output")
+    p.add_argument("custom_command", metavar="COMMAND", choices=names.CUSTOM_COMMANDS,
+                   help=", ".join(names.CUSTOM_COMMANDS))
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--hosts", type=_host_list, help="comma-separated driver hosts (default: one started host)")
+    group.add_argument("--all-hosts", action="store_true", help="run on every driver host")
+    p.set_defaults(func=_command(ops.run_command))
+
+    p = subparsers.add_parser("remove", parents=[common], help="stop and delete the service",
+                              description="Stop %s, delete its host components and the service (Ambari "
+                                          "drops its configs and config groups with it)." % names.SERVICE)
+    p.add_argument("--yes", action="store_true", help="confirm the removal (not needed with --dry-run)")
+    p.set_defaults(func=_command(_remove))
+
+
+def _common_parser():
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("Ambari connection")
+    g.add_argument("--url", help="Ambari server, e.g. https://ambari.example.com:8443 (default: AMBARI_URL, "
+                                 "or deployment.ambari.url of the file)")
+    g.add_argument("--cluster", help="cluster name (default: AMBARI_CLUSTER, or deployment.ambari.cluster)")
+    g.add_argument("-f", "--file", dest="conn_file", metavar="TOPOLOGY.yaml",
+                   help="take --url/--cluster from this file's deployment.ambari section")
+    g.add_argument("--user", help="Ambari user (default: AMBARI_USER, ~/.netrc, or a prompt); the password "
+                                  "comes from AMBARI_PASSWORD, ~/.netrc or a prompt, never from the command line")
+    g.add_argument("--ca-bundle", metavar="PEM", help="CA certificates to verify Ambari's TLS certificate")
+    g.add_argument("--insecure", action="store_true", help="do not verify Ambari's TLS certificate (unsafe)")
+    g.add_argument("--connect-timeout", type=_positive, default=10.0, metavar="S", help="default 10")
+    g.add_argument("--read-timeout", type=_positive, default=60.0, metavar="S", help="default 60")
+    g.add_argument("--retries", type=int, default=6, metavar="N",
+                   help="retries on connection errors, with exponential backoff (default 6)")
+    g.add_argument("--retry-backoff", type=_non_negative, default=1.0, metavar="S",
+                   help="first backoff delay, doubled each retry up to 30 s (default 1)")
+    g = p.add_argument_group("waiting for Ambari requests")
+    g.add_argument("--poll-interval", type=_non_negative, default=2.0, metavar="S", help="default 2")
+    g.add_argument("--wait-timeout", type=_positive, default=3600.0, metavar="S",
+                   help="give up waiting for one request after this long (default 3600)")
+    g.add_argument("--no-progress", action="store_true", help="status lines instead of a progress bar")
+    p.add_argument("--dry-run", action="store_true",
+                   help="read Ambari's state and print the calls that would change it, without sending them")
+    return p
+
+
+def _file_parser():
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("topology", metavar="TOPOLOGY.yaml", help="advanced topology YAML with a deployment: section")
+    p.add_argument("--kafka-version", help="Kafka version MM2 runs, for validation (default: "
+                                           "deployment.kafka_version, kafka_version_override, the stack's Kafka)")
+    p.add_argument("--note", help="service config version note (default: deployment.note or the file name)")
+    p.add_argument("--rotate-secrets", action="store_true",
+                   help="send the file's passwords even where Ambari already stores one (Ambari never "
+                        "returns passwords, so they cannot be compared)")
+    p.add_argument("--rolling", action="store_true", help="restart affected hosts one at a time")
+    p.add_argument("--no-restart", action="store_true", help="do not restart hosts with stale configs")
+    return p
+
+
+def _host_list(text):
+    hosts = [h.strip() for h in text.split(",") if h.strip()]
+    if not hosts:
+        raise argparse.ArgumentTypeError("expected comma-separated host names")
+    return hosts
+
+
+def _positive(text):
+    value = float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be > 0")
+    return value
+
+
+def _non_negative(text):
+    value = float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be >= 0")
+    return value
+
+
+# --- command plumbing ------------------------------------------------------------------------------
+def _command(fn):
+    def run(args):
+        out, err = sys.stdout, sys.stderr
+        client = None
+        try:
+            df = deployfile.load(args.topology) if getattr(args, "topology", None) else None
+            if df is None and args.conn_file:
+                df = deployfile.load(args.conn_file)
+            url, cluster = _target(args, df)
+            verify = _verify(args, err)
+            user, password = credentials.resolve(url, args.user)
+            client = AmbariClient(url, (user, password), verify=verify, connect_timeout=args.connect_timeout,
+                                  read_timeout=args.read_timeout, retries=max(args.retries, 0),
+                                  backoff=args.retry_backoff, dry_run=args.dry_run, out=out,
+                                  log=lambda m: print(m, file=err))
+            waiter = Waiter(client, cluster, poll_interval=args.poll_interval, timeout=args.wait_timeout,
+                            progress=False if args.no_progress else None, stream=err)
+            ctx = ops.Context(client, cluster, waiter, out, err, dry_run=args.dry_run)
+            if fn in (_deploy, _configure):
+                return fn(ctx, df, args)
+            return fn(ctx, args)
+        except BadInput as exc:
+            _report(err, exc)
+            return EXIT_BAD_INPUT
+        except Mm2AmbariError as exc:
+            _report(err, exc)
+            return exc.exit_code
+        except KeyboardInterrupt:
+            print("interrupted; requests already sent go on in Ambari", file=err)
+            return EXIT_FAILED
+        finally:
+            if client is not None:
+                client.close()
+    return run
+
+
+def _deploy(ctx, df, args):
+    return ops.deploy(ctx, df, args)
+
+
+def _configure(ctx, df, args):
+    return ops.configure(ctx, df, args)
+
+
+def _remove(ctx, args):
+    if not args.yes and not args.dry_run:
+        raise BadInput("remove stops %s and deletes it with its configs: pass --yes to confirm "
+                       "(or --dry-run to see the calls)" % names.SERVICE)
+    return ops.remove(ctx, args)
+
+
+def _target(args, df):
+    url = args.url or os.environ.get("AMBARI_URL") or (df.ambari_url if df else None)
+    cluster = args.cluster or os.environ.get("AMBARI_CLUSTER") or (df.cluster if df else None)
+    missing = [what for what, value in (("--url (or AMBARI_URL, deployment.ambari.url)", url),
+                                         ("--cluster (or AMBARI_CLUSTER, deployment.ambari.cluster)", cluster))
+               if not value]
+    if missing:
+        raise BadInput("which Ambari? set %s" % " and ".join(missing))
+    if not url.startswith(("http://", "https://")):
+        raise BadInput("--url must start with http:// or https://, got %r" % url)
+    return url, cluster
+
+
+def _verify(args, err):
+    if args.insecure and args.ca_bundle:
+        raise BadInput("--insecure and --ca-bundle contradict each other; use one")
+    if args.ca_bundle:
+        if not os.path.isfile(args.ca_bundle):
+            raise BadInput("--ca-bundle %s: no such file" % args.ca_bundle)
+        return args.ca_bundle
+    if args.insecure:
+        print("warning: --insecure: Ambari's TLS certificate is not verified; credentials can be "
+              "intercepted", file=err)
+        try:
+            from urllib3.exceptions import InsecureRequestWarning
+            warnings.simplefilter("ignore", InsecureRequestWarning)
+        except ImportError:  # pragma: no cover - urllib3 always comes with requests
+            pass
+        return False
+    return True
+
+
+def _report(err, exc):
+    print("error: %s" % exc, file=err)
+    for problem in getattr(exc, "problems", []) or []:
+        print("  - %s" % problem, file=err)

@@ -1,0 +1,849 @@
+"""A fake Ambari server on a real socket (127.0.0.1, ephemeral port) for the REST subcommand tests.
+
+It reproduces the parts of Ambari's REST contract mm2-ambari relies on, as read from Ambari's sources
+(ambari-server/src/main/java/org/apache/ambari/server/...):
+
+- authentication first (Spring filter): bad credentials -> 403 "Unable to sign in. Invalid
+  username/password combination." (AmbariEntryPoint answers 403 unless Kerberos is on, then 401
+  "Authentication requested"); a user without the right -> 403 "You do not have permissions to
+  access this resource." (AmbariAuthorizationFilter);
+- then the CSRF filter: a mutating call without X-Requested-By -> 400 "CSRF protection is turned on.
+  X-Requested-By HTTP header is required." (AmbariCsrfProtectionFilter);
+- errors as {"status": N, "message": "..."} (JsonSerializer.serializeError / AmbariErrorHandler);
+- 201 for creates, 409 for duplicates with the provider messages, 404 "The requested resource
+  doesn't exist: ..." for missing resources, 500 "An internal system exception occurred: ..." for
+  AmbariExceptions;
+- asynchronous calls answer 202 {"href": .../requests/N, "Requests": {"id": N, "status": "Accepted"}};
+  a state change with nothing to do answers 200 without a request;
+- request_status moves PENDING -> IN_PROGRESS -> COMPLETED (or FAILED) one step per poll of the request;
+  tasks carry HostRoleStatus values, stdout, stderr and structured_out;
+- configs: desired_configs tags and versions, immutable config versions, service config versions with
+  notes, SECRET:<type>:<version>:<name> in GET answers for PASSWORD properties and for properties marked
+  password in properties_attributes, references resolved back on PUT (SecretReference,
+  AmbariManagementControllerImpl.updateCluster), and no new version when nothing differs;
+- stale_configs on started host components after a config change, cleared by a (re)start;
+- the stack configurations endpoint serves the defaults of mm2_core.schema (what build.py puts in the XML).
+"""
+import base64
+import copy
+import json
+import os
+import re
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import unquote, urlsplit
+
+from mm2_core import names, schema
+
+S, C = names.SERVICE, names.COMPONENT
+CSRF_MESSAGE = "CSRF protection is turned on. X-Requested-By HTTP header is required."
+BAD_LOGIN = "Unable to sign in. Invalid username/password combination."
+NO_AUTH = "Full authentication is required to access this resource"
+NO_PERMISSION = "You do not have permissions to access this resource."
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class HttpError(Exception):
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+def not_found(what):
+    return HttpError(404, "The requested resource doesn't exist: " + what)
+
+
+def system_error(message):
+    return HttpError(500, "An internal system exception occurred: " + message)
+
+
+class Request(object):
+    def __init__(self, rid, context, tasks, effects):
+        self.id, self.context, self.tasks, self.effects = rid, context, tasks, effects
+        self.polls = 0
+        self.status = "PENDING"
+        self.done = False
+
+
+class FakeAmbari(object):
+    def __init__(self, cluster="prod", stack=("BIGTOP", "3.2.0"), hosts=("mm2-1.example.com", "mm2-2.example.com",
+                 "kafka-1.example.com"), users=None, stack_kafka_version="2.8.1", kerberos_auth=False,
+                 mpack_installed=True):
+        self.cluster, self.stack = cluster, tuple(stack)
+        self.hosts = list(hosts)
+        self.users = users or {"admin": ("admin-secret", "admin"), "viewer": ("viewer-secret", "read")}
+        self.stack_kafka_version = stack_kafka_version
+        self.kerberos_auth = kerberos_auth
+        self.mpack_installed = mpack_installed
+        self.lock = threading.RLock()
+        self.calls = []  # (method, path with decoded query, parsed body)
+        self.services = {}  # name -> {"state": .., "components": {comp: {host: hostrole}}}
+        self.configs = {}  # type -> {tag: {"version": n, "properties": {}, "attributes": {}}}
+        self.desired = {}  # type -> tag
+        self.service_config_versions = []
+        self.config_groups = {}
+        self.requests = {}
+        self.alerts = []
+        self.next_request = 1
+        self.next_task = 1
+        self.next_group = 1
+        self.steps = 3  # polls until a request ends: PENDING, IN_PROGRESS, end
+        self.failures = []  # [(command, host, stderr)] consumed by the next matching task
+        self.custom_output = {}  # command -> {"stdout": .., "structured_out": {..}}
+        self.before_create = []  # hooks(method, path) run before a create (to simulate races)
+        self.outage = None  # {"after_polls": n, "down": seconds}
+        self._server = None
+        self._thread = None
+        self.port = None
+
+    # --- lifecycle ------------------------------------------------------------------------------
+    def start(self):
+        self._serve(0)
+        return self
+
+    def _serve(self, port):
+        fake = self
+
+        class Handler(_Handler):
+            pass
+        Handler.fake = fake
+        server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        server.daemon_threads = True
+        self._server = server
+        self.port = server.server_address[1]
+        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+
+    def stop(self):
+        with self.lock:
+            server, thread, self._server = self._server, self._thread, None
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+            thread.join(5)
+
+    def restart_server(self, down_seconds):
+        """Close the listening socket (clients get 'connection refused'), reopen on the same port later."""
+        port = self.port
+        server, thread = self._server, self._thread
+
+        def cycle():
+            server.shutdown()
+            server.server_close()
+            thread.join(5)
+            time.sleep(down_seconds)
+            with self.lock:
+                if self._server is server:  # not stopped meanwhile
+                    self._serve(port)
+        # The new server object is created by _serve; stop() closes whichever one is current.
+        threading.Thread(target=cycle, daemon=True).start()
+
+    @property
+    def url(self):
+        return "http://127.0.0.1:%d" % self.port
+
+    # --- helpers for tests ------------------------------------------------------------------------
+    def mutating_calls(self):
+        return [c for c in self.calls if c[0] != "GET"]
+
+    def hostroles(self):
+        svc = self.services.get(S)
+        if not svc:
+            return []
+        return [hr for comp in svc["components"].values() for hr in comp.values()]
+
+    def desired_properties(self, config_type):
+        tag = self.desired[config_type]
+        return self.configs[config_type][tag]["properties"]
+
+    def add_alert(self, state, label, text, host=None, maintenance="OFF", definition="mm2_alert"):
+        self.alerts.append({"Alert": {"id": len(self.alerts) + 1, "state": state, "label": label, "text": text,
+                                      "host_name": host, "service_name": S, "component_name": C,
+                                      "definition_name": definition, "maintenance_state": maintenance,
+                                      "cluster_name": self.cluster}})
+
+    def fail_next(self, command, host=None, stderr="Traceback...\nFail: boom"):
+        self.failures.append((command, host, stderr))
+
+    def install_started_service(self, hosts, properties=None):
+        """Put the cluster in the state a finished deploy leaves (for configure/restart/remove tests)."""
+        self.services[S] = {"state": "STARTED", "components": {C: {}}}
+        for host in hosts:
+            self.services[S]["components"][C][host] = self._hostrole(host, "STARTED")
+        defaults = stack_defaults()
+        for config_type in names.OWN_CONFIG_TYPES:
+            props = dict(defaults.get(config_type, {}))
+            props.update((properties or {}).get(config_type, {}))
+            self._create_config(config_type, "version1", props, {})
+        self._add_scv("initial")
+
+    # --- state machine ------------------------------------------------------------------------------
+    def _hostrole(self, host, state="INIT"):
+        return {"cluster_name": self.cluster, "service_name": S, "component_name": C, "host_name": host,
+                "state": state, "desired_state": "INSTALLED" if state == "INIT" else state,
+                "stale_configs": False, "maintenance_state": "OFF"}
+
+    def _create_config(self, config_type, tag, props, attrs):
+        versions = self.configs.setdefault(config_type, {})
+        if tag in versions:
+            raise HttpError(409, "Configuration with tag '%s' exists for '%s'" % (tag, config_type))
+        version = max([v["version"] for v in versions.values()] or [0]) + 1
+        versions[tag] = {"version": version, "properties": dict(props), "attributes": copy.deepcopy(attrs or {})}
+        self.desired[config_type] = tag
+
+    def _add_scv(self, note, group=None):
+        self.service_config_versions.append({
+            "service_config_version": len([v for v in self.service_config_versions]) + 1,
+            "service_name": S, "service_config_version_note": note, "group_name": group or "Default",
+            "group_id": -1, "is_current": True,
+            "configurations": [{"type": t, "tag": self.desired[t]} for t in sorted(self.desired)
+                               if t in names.OWN_CONFIG_TYPES]})
+        return self.service_config_versions[-1]
+
+    def _password_names(self, config_type, attrs):
+        secret = set(n for t, n in schema.secret_properties() if t == config_type)
+        secret |= set(n for n, v in ((attrs or {}).get("password") or {}).items() if str(v) == "true")
+        return secret
+
+    def _resolve_secret(self, value):
+        _, config_type, version, name = value.split(":")
+        for tag, conf in self.configs.get(config_type, {}).items():
+            if conf["version"] == int(version):
+                if name not in conf["properties"]:
+                    break
+                return conf["properties"][name]
+        raise system_error("Error when parsing secret reference. Cluster: %s ConfigType: %s ConfigVersion: %s "
+                           "does not contain property '%s'" % (self.cluster, config_type, version, name))
+
+    def config_item(self, config_type, tag):
+        conf = self.configs[config_type][tag]
+        props = dict(conf["properties"])
+        for name in self._password_names(config_type, conf["attributes"]):
+            if props.get(name):
+                props[name] = "SECRET:%s:%d:%s" % (config_type, conf["version"], name)
+        item = {"href": "%s/api/v1/clusters/%s/configurations?type=%s&tag=%s" % (self.url, self.cluster, config_type, tag),
+                "tag": tag, "type": config_type, "version": conf["version"],
+                "Config": {"cluster_name": self.cluster, "stack_id": "-".join(self.stack)},
+                "properties": props}
+        if conf["attributes"]:
+            item["properties_attributes"] = conf["attributes"]
+        return item
+
+    def _new_request(self, context, tasks, effects):
+        rid = self.next_request
+        self.next_request += 1
+        for task in tasks:
+            task.update({"id": self.next_task, "request_id": rid, "status": "PENDING", "stdout": "", "stderr": "",
+                         "structured_out": {}, "exit_code": 999, "cluster_name": self.cluster})
+            self.next_task += 1
+        self.requests[rid] = Request(rid, context, tasks, effects)
+        return rid
+
+    def _advance(self, req):
+        """One poll of a request: move it one step on."""
+        if req.done:
+            return
+        req.polls += 1
+        if req.polls == 1:
+            return
+        if req.polls < self.steps:
+            req.status = "IN_PROGRESS"
+            for task in req.tasks[: max(1, len(req.tasks) // 2)]:
+                task["status"] = "IN_PROGRESS"
+            return
+        failed = False
+        for task in req.tasks:
+            if failed:
+                task["status"] = "ABORTED"
+                continue
+            failure = self._take_failure(task)
+            if failure is not None:
+                task.update({"status": "FAILED", "stderr": failure, "exit_code": 1,
+                             "stdout": "2024-01-01 00:00:00,000 - Executing %s" % task["command"]})
+                failed = True
+            else:
+                output = self.custom_output.get(task.get("custom_command_name") or task["role"], {})
+                task.update({"status": "COMPLETED", "exit_code": 0,
+                             "stdout": output.get("stdout", "%s %s done" % (task["role"], task["command"])),
+                             "structured_out": output.get("structured_out", {})})
+                req.effects(task)
+        req.status = "FAILED" if failed else "COMPLETED"
+        req.done = True
+
+    def _take_failure(self, task):
+        for index, (command, host, stderr) in enumerate(self.failures):
+            name = task.get("custom_command_name") or task["command"]
+            if command == name and host in (None, task["host_name"]):
+                del self.failures[index]
+                return stderr
+        return None
+
+    def request_json(self, req):
+        total = len(req.tasks) or 1
+        done = len([t for t in req.tasks if t["status"] in ("COMPLETED", "FAILED", "ABORTED", "TIMEDOUT")])
+        percent = 100.0 if req.done else (0.0 if req.status == "PENDING" else 100.0 * max(done, 1) / (2 * total))
+        return {"href": "%s/api/v1/clusters/%s/requests/%d" % (self.url, self.cluster, req.id),
+                "Requests": {"id": req.id, "cluster_name": self.cluster, "request_status": req.status,
+                             "progress_percent": percent, "request_context": req.context,
+                             "task_count": len(req.tasks),
+                             "failed_task_count": len([t for t in req.tasks if t["status"] == "FAILED"])}}
+
+    def accepted(self, rid):
+        return 202, {"href": "%s/api/v1/clusters/%s/requests/%d" % (self.url, self.cluster, rid),
+                     "Requests": {"id": rid, "status": "Accepted"}}
+
+
+def stack_defaults():
+    """{type: {name: default}} as the stack XML generated from the catalog holds them."""
+    out = {}
+    for ctype in schema.CONFIG_TYPES:
+        for prop in ctype.properties:
+            out.setdefault(ctype.name, {})[prop.name] = _default_value(prop)
+    return out
+
+
+def _default_value(prop):
+    if prop.content_file:
+        path = os.path.join(REPO, "package", "templates", prop.content_file)
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as fh:
+                return fh.read()
+    return prop.default
+
+
+def _predicate(query):
+    """Ambari query predicate terms we use: a=b, a.in(x,y); fields and paging are not filters."""
+    terms = []
+    for part in query.split("&") if query else []:
+        if not part or part.startswith(("fields=", "format=", "page_size=", "from=", "sortBy=")):
+            continue
+        match = re.match(r"^(.+)\.in\((.*)\)$", part)
+        if match:
+            terms.append((match.group(1), set(match.group(2).split(","))))
+            continue
+        key, _, value = part.partition("=")
+        terms.append((key, {value}))
+    return terms
+
+
+def _matches(obj, category, terms):
+    for key, values in terms:
+        cat, _, name = key.partition("/")
+        if cat != category:
+            continue
+        value = obj.get(name)
+        value = str(value).lower() if isinstance(value, bool) else str(value)
+        if value not in values:
+            return False
+    return True
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake = None  # set per server
+
+    def log_message(self, *args):  # keep test output clean
+        pass
+
+    def do_GET(self):
+        self._handle("GET")
+
+    def do_POST(self):
+        self._handle("POST")
+
+    def do_PUT(self):
+        self._handle("PUT")
+
+    def do_DELETE(self):
+        self._handle("DELETE")
+
+    def _handle(self, method):
+        fake = self.fake
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        split = urlsplit(self.path)
+        path, query = split.path, unquote(split.query)
+        try:
+            body = json.loads(raw.decode("utf-8")) if raw else None
+        except ValueError:
+            body = "<invalid json>"
+        status, payload, after = 500, None, None
+        try:
+            with fake.lock:
+                fake.calls.append((method, path + ("?" + query if query else ""), body))
+                self._authenticate(method)
+                if method != "GET" and "X-Requested-By" not in self.headers:
+                    raise HttpError(400, CSRF_MESSAGE)
+                if not path.startswith("/api/v1/"):
+                    raise not_found(path)
+                if body == "<invalid json>":
+                    raise HttpError(400, "Invalid Request: Malformed Request Body.  An exception occurred parsing "
+                                         "the request body: Unexpected character")
+                status, payload = Routes(fake).dispatch(method, path[len("/api/v1"):], query, body)
+                if fake.outage and method == "GET" and "/requests/" in path and "/tasks" not in path:
+                    fake.outage["after_polls"] -= 1
+                    if fake.outage["after_polls"] <= 0:
+                        after, fake.outage = fake.outage["down"], None
+        except HttpError as exc:
+            status, payload = exc.status, {"status": exc.status, "message": exc.message}
+        self._send(status, payload)
+        if after is not None:
+            fake.restart_server(after)
+
+    def _authenticate(self, method):
+        header = self.headers.get("Authorization") or ""
+        if not header.startswith("Basic "):
+            if self.fake.kerberos_auth:
+                raise HttpError(401, "Authentication requested")
+            raise HttpError(403, NO_AUTH)
+        user, _, password = base64.b64decode(header[6:]).decode("utf-8").partition(":")
+        known = self.fake.users.get(user)
+        if known is None or known[0] != password:
+            raise HttpError(401 if self.fake.kerberos_auth else 403,
+                            "Authentication requested" if self.fake.kerberos_auth else BAD_LOGIN)
+        if method != "GET" and known[1] != "admin":
+            raise HttpError(403, NO_PERMISSION)
+
+    def _send(self, status, payload):
+        data = b"" if payload is None else json.dumps(payload, indent=2).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "text/plain" if status >= 400 else "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if data:
+            try:
+                self.wfile.write(data)
+            except OSError:
+                pass
+
+
+class Routes(object):
+    def __init__(self, fake):
+        self.f = fake
+
+    def dispatch(self, method, path, query, body):
+        parts = [p for p in path.split("/") if p]
+        f = self.f
+        if parts[:1] == ["stacks"]:
+            return self.stacks(method, parts)
+        if parts[:1] != ["clusters"] or len(parts) < 2:
+            raise not_found(path)
+        if parts[1] != f.cluster:
+            raise not_found("Cluster not found, clusterName=%s" % parts[1])
+        rest = parts[2:]
+        key = (method, tuple(p if i % 2 == 0 else "*" for i, p in enumerate(rest)))
+        handlers = {
+            ("GET", ()): self.get_cluster, ("PUT", ()): self.put_cluster,
+            ("GET", ("hosts",)): self.get_hosts,
+            ("GET", ("services", "*")): self.get_service, ("POST", ("services",)): self.post_services,
+            ("PUT", ("services", "*")): self.put_service, ("DELETE", ("services", "*")): self.delete_service,
+            ("POST", ("services", "*", "components", "*")): self.post_component,
+            ("POST", ("hosts", "*", "host_components", "*")): self.post_host_component,
+            ("DELETE", ("hosts", "*", "host_components", "*")): self.delete_host_component,
+            ("GET", ("host_components",)): self.get_host_components,
+            ("PUT", ("host_components",)): self.put_host_components,
+            ("GET", ("configurations",)): self.get_configurations,
+            ("GET", ("configurations", "service_config_versions")): self.get_scv,
+            ("GET", ("config_groups",)): self.get_config_groups,
+            ("POST", ("config_groups",)): self.post_config_groups,
+            ("PUT", ("config_groups", "*")): self.put_config_group,
+            ("POST", ("requests",)): self.post_request,
+            ("GET", ("requests", "*")): self.get_request,
+            ("GET", ("requests", "*", "tasks")): self.get_tasks,
+            ("GET", ("alerts",)): self.get_alerts,
+        }
+        if rest[:2] == ["configurations", "service_config_versions"]:
+            key = (method, ("configurations", "service_config_versions"))
+        handler = handlers.get(key)
+        if handler is None:
+            raise not_found(path)
+        return handler(rest, query, body)
+
+    # --- stacks -----------------------------------------------------------------------------------
+    def stacks(self, method, parts):
+        f = self.f
+        if method != "GET" or len(parts) < 6 or parts[2] != "versions" or parts[4] != "services":
+            raise not_found("/".join(parts))
+        if (parts[1], parts[3]) != f.stack:
+            raise not_found("Stack data, stackName=%s, stackVersion=%s" % (parts[1], parts[3]))
+        service = parts[5]
+        if service == names.KAFKA_SERVICE and len(parts) == 6:
+            if f.stack_kafka_version is None:
+                raise not_found("Stack service, serviceName=KAFKA")
+            return 200, {"StackServices": {"service_name": "KAFKA", "service_version": f.stack_kafka_version,
+                                           "stack_name": f.stack[0], "stack_version": f.stack[1]}}
+        if service == S and parts[6:] == ["configurations"]:
+            if not f.mpack_installed:
+                raise not_found("Stack service, stackName=%s, stackVersion=%s, serviceName=%s"
+                                % (f.stack[0], f.stack[1], S))
+            items = []
+            for ctype in schema.CONFIG_TYPES:
+                for prop in ctype.properties:
+                    items.append({"StackConfigurations": {
+                        "stack_name": f.stack[0], "stack_version": f.stack[1], "service_name": S,
+                        "type": ctype.name + ".xml", "property_name": prop.name,
+                        "property_value": _default_value(prop),
+                        "property_type": [prop.property_type] if prop.property_type else [],
+                        "property_value_attributes": {"type": prop.value_type}, "final": "false",
+                        "property_description": prop.description}})
+            return 200, {"items": items}
+        raise not_found("/".join(parts))
+
+    # --- cluster and configs ------------------------------------------------------------------------
+    def get_cluster(self, rest, query, body):
+        f = self.f
+        desired = dict((t, {"tag": tag, "version": f.configs[t][tag]["version"], "user": "admin"})
+                       for t, tag in f.desired.items())
+        return 200, {"href": "%s/api/v1/clusters/%s" % (f.url, f.cluster),
+                     "Clusters": {"cluster_name": f.cluster, "version": "-".join(f.stack), "desired_configs": desired}}
+
+    def get_hosts(self, rest, query, body):
+        return 200, {"items": [{"Hosts": {"host_name": h, "cluster_name": self.f.cluster}} for h in self.f.hosts]}
+
+    def get_configurations(self, rest, query, body):
+        terms = dict(_predicate(query))
+        config_type = next(iter(terms.get("type", {None})))
+        tag = next(iter(terms.get("tag", {None})))
+        items = []
+        if config_type in self.f.configs and tag in self.f.configs[config_type]:
+            items.append(self.f.config_item(config_type, tag))
+        return 200, {"items": items}
+
+    def get_scv(self, rest, query, body):
+        return 200, {"items": self.f.service_config_versions}
+
+    def put_cluster(self, rest, query, body):
+        f = self.f
+        clusters = (body or {}).get("Clusters") or {}
+        desired = clusters.get("desired_config")
+        if desired is None:
+            return 200, None
+        if isinstance(desired, dict):
+            desired = [desired]
+        requests_ = []
+        for item in desired:
+            config_type, tag = item.get("type"), item.get("tag")
+            if not config_type or not tag:
+                raise HttpError(400, "config type and tag must be set")
+            props = dict(item.get("properties") or {})
+            attrs = item.get("properties_attributes") or {}
+            for name in f._password_names(config_type, attrs):
+                value = props.get(name)
+                if isinstance(value, str) and re.match(r"^SECRET:[^:]+:\d+:[^:]+$", value):
+                    props[name] = f._resolve_secret(value)
+            requests_.append((config_type, tag, props, attrs, item.get("service_config_version_note")))
+        needed = False
+        for config_type, tag, props, attrs, _ in requests_:
+            cur_tag = f.desired.get(config_type)
+            if cur_tag is None:
+                needed = True
+                break
+            cur = f.configs[config_type][cur_tag]
+            if cur["properties"] != props or (cur["attributes"] or {}) != (attrs or {}):
+                needed = True
+                break
+        if not needed:
+            return 200, None
+        note = None
+        for config_type, tag, props, attrs, item_note in requests_:
+            f._create_config(config_type, tag, props, attrs)
+            note = item_note
+        for hr in f.hostroles():
+            if hr["state"] != "INIT":
+                hr["stale_configs"] = True
+        if not any(t in names.OWN_CONFIG_TYPES for t, *_ in requests_):
+            return 200, None
+        scv = f._add_scv(note)
+        return 200, {"resources": [{"href": None, "service_name": S,
+                                    "service_config_version": scv["service_config_version"],
+                                    "service_config_version_note": note, "group_id": -1, "group_name": "Default",
+                                    "configurations": scv["configurations"]}]}
+
+    # --- services and components --------------------------------------------------------------------
+    def _service(self, name):
+        svc = self.f.services.get(name)
+        if svc is None:
+            raise not_found("Service not found, clusterName=%s, serviceName=%s" % (self.f.cluster, name))
+        return svc
+
+    def get_service(self, rest, query, body):
+        svc = self._service(rest[1])
+        return 200, {"href": "%s/api/v1/clusters/%s/services/%s" % (self.f.url, self.f.cluster, rest[1]),
+                     "ServiceInfo": {"cluster_name": self.f.cluster, "service_name": rest[1], "state": svc["state"]},
+                     "components": [{"ServiceComponentInfo": {"cluster_name": self.f.cluster, "component_name": c,
+                                                              "service_name": rest[1]}} for c in svc["components"]]}
+
+    def _hooks(self, what):
+        for hook in list(self.f.before_create):
+            hook(what)
+
+    def post_services(self, rest, query, body):
+        f = self.f
+        items = body if isinstance(body, list) else [body or {}]
+        created = []
+        for item in items:
+            name = (item.get("ServiceInfo") or {}).get("service_name")
+            self._hooks(("service", name))
+            if name != S or not f.mpack_installed:
+                raise HttpError(400, "Unsupported or invalid service in stack, clusterName=%s, serviceName=%s, "
+                                     "stackInfo=%s" % (f.cluster, name, "-".join(f.stack)))
+            if name in f.services:
+                raise HttpError(409, "Attempted to create a service which already exists: , clusterName=%s "
+                                     "serviceName=%s" % (f.cluster, name))
+            created.append(name)
+        for name in created:
+            f.services[name] = {"state": "INIT", "components": {}}
+        return 201, None
+
+    def post_component(self, rest, query, body):
+        svc = self._service(rest[1])
+        self._hooks(("component", rest[3]))
+        if rest[3] != C:
+            raise HttpError(400, "Unsupported or invalid component in stack stackInfo=%s request=%s"
+                            % ("-".join(self.f.stack), rest[3]))
+        if rest[3] in svc["components"]:
+            raise HttpError(409, "Attempted to create one or more components which already exist:[clusterName=%s, "
+                                 "serviceName=%s, componentName=%s]" % (self.f.cluster, rest[1], rest[3]))
+        svc["components"][rest[3]] = {}
+        return 201, None
+
+    def post_host_component(self, rest, query, body):
+        f = self.f
+        host, comp = rest[1], rest[3]
+        if host not in f.hosts:
+            raise HttpError(404, "Attempted to add a host_component to a host that doesn't exist: clusterName=%s, "
+                                 "hostName=%s" % (f.cluster, host))
+        svc = f.services.get(S)
+        if svc is None or comp not in svc["components"]:
+            raise HttpError(404, "The requested resource doesn't exist: ServiceComponent not found, clusterName=%s, "
+                                 "serviceName=%s, serviceComponentName=%s" % (f.cluster, S, comp))
+        self._hooks(("host_component", host))
+        if host in svc["components"][comp]:
+            raise HttpError(409, "Attempted to create a host_component which already exists: [clusterName=%s, "
+                                 "hostName=%s, componentName=%s]" % (f.cluster, host, comp))
+        svc["components"][comp][host] = f._hostrole(host)
+        return 201, None
+
+    def get_host_components(self, rest, query, body):
+        terms = _predicate(query)
+        items = [{"href": "%s/api/v1/clusters/%s/hosts/%s/host_components/%s" % (
+            self.f.url, self.f.cluster, hr["host_name"], hr["component_name"]), "HostRoles": dict(hr)}
+            for hr in self.f.hostroles() if _matches(hr, "HostRoles", terms)]
+        return 200, {"items": items}
+
+    def _state_request(self, hostroles, state, context):
+        """Tasks that move host components to state (INSTALLED: install or stop; STARTED: start)."""
+        f = self.f
+        tasks = []
+        for hr in sorted(hostroles, key=lambda h: h["host_name"]):
+            if hr["maintenance_state"] == "ON":
+                continue
+            if state == "INSTALLED" and hr["state"] in ("INIT", "INSTALL_FAILED"):
+                command = "INSTALL"
+            elif state == "INSTALLED" and hr["state"] == "STARTED":
+                command = "STOP"
+            elif state == "STARTED" and hr["state"] == "INSTALLED":
+                command = "START"
+            elif state == "STARTED" and hr["state"] in ("INIT", "INSTALL_FAILED"):
+                raise system_error("Invalid transition for servicecomponenthost, clusterName=%s, clusterId=2, "
+                                   "serviceName=%s, componentName=%s, hostname=%s, currentState=%s, newDesiredState=%s"
+                                   % (f.cluster, S, hr["component_name"], hr["host_name"], hr["state"], state))
+            else:
+                continue
+            hr["desired_state"] = state
+            tasks.append({"host_name": hr["host_name"], "role": hr["component_name"], "command": command})
+        if not tasks:
+            return 200, None
+        by_host = dict((hr["host_name"], hr) for hr in hostroles)
+
+        def effect(task):
+            hr = by_host[task["host_name"]]
+            hr["state"] = "INSTALLED" if task["command"] in ("INSTALL", "STOP") else "STARTED"
+            if task["command"] == "START":
+                hr["stale_configs"] = False
+
+        rid = f._new_request(context, tasks, effect)
+        return f.accepted(rid)
+
+    def put_service(self, rest, query, body):
+        svc = self._service(rest[1])
+        info = (body or {}).get("RequestInfo") or {}
+        state = (((body or {}).get("Body") or body or {}).get("ServiceInfo") or {}).get("state")
+        if state not in ("INSTALLED", "STARTED"):
+            raise HttpError(400, "Invalid desired state %s" % state)
+        svc["state"] = state if svc["state"] != "INIT" or state == "INSTALLED" else svc["state"]
+        hostroles = [hr for comp in svc["components"].values() for hr in comp.values()]
+        status, payload = self._state_request(hostroles, state, info.get("context", "Update service"))
+        svc["state"] = state
+        return status, payload
+
+    def put_host_components(self, rest, query, body):
+        terms = _predicate(query)
+        info = (body or {}).get("RequestInfo") or {}
+        state = (((body or {}).get("Body") or body or {}).get("HostRoles") or {}).get("state")
+        hostroles = [hr for hr in self.f.hostroles() if _matches(hr, "HostRoles", terms)]
+        return self._state_request(hostroles, state, info.get("context", "Update host components"))
+
+    def delete_host_component(self, rest, query, body):
+        f = self.f
+        host, comp = rest[1], rest[3]
+        svc = f.services.get(S)
+        hr = (svc or {}).get("components", {}).get(comp, {}).get(host)
+        if hr is None:
+            raise not_found("ServiceComponentHost not found, clusterName=%s, serviceName=%s, "
+                            "serviceComponentName=%s, hostName=%s" % (f.cluster, S, comp, host))
+        if hr["state"] not in ("INIT", "INSTALLED", "INSTALL_FAILED", "UNKNOWN", "DISABLED", "UNINSTALLED"):
+            raise system_error("Current host component state prohibiting component removal., clusterName=%s, "
+                               "serviceName=%s, componentName=%s, hostname=%s, request={}, state=%s"
+                               % (f.cluster, S, comp, host, hr["state"]))
+        del svc["components"][comp][host]
+        return 200, None
+
+    def delete_service(self, rest, query, body):
+        f = self.f
+        svc = self._service(rest[1])
+        if any(hr["state"] == "STARTED" for comp in svc["components"].values() for hr in comp.values()):
+            raise system_error("Cannot remove %s/%s. One or more host components are in a non-removable state."
+                               % (f.cluster, rest[1]))
+        del f.services[rest[1]]
+        # ServiceImpl.delete: deleteAllServiceConfigs() and deleteAllServiceConfigGroups()
+        for config_type in names.OWN_CONFIG_TYPES:
+            f.desired.pop(config_type, None)
+        f.config_groups = dict((k, g) for k, g in f.config_groups.items() if g["tag"] != rest[1])
+        return 200, None
+
+    # --- config groups ------------------------------------------------------------------------------
+    def get_config_groups(self, rest, query, body):
+        terms = _predicate(query)
+        items = []
+        for gid, g in sorted(self.f.config_groups.items()):
+            if not _matches(g, "ConfigGroup", terms):
+                continue
+            items.append({"href": "%s/api/v1/clusters/%s/config_groups/%d" % (self.f.url, self.f.cluster, gid),
+                          "ConfigGroup": {"id": gid, "cluster_name": self.f.cluster, "group_name": g["group_name"],
+                                          "tag": g["tag"], "service_name": g["tag"], "description": g["description"],
+                                          "hosts": [{"host_name": h} for h in g["hosts"]],
+                                          "desired_configs": [{"type": t, "tag": tag} for t, tag in sorted(g["configs"].items())]}})
+        return 200, {"items": items}
+
+    def _group_configs(self, desired):
+        configs = {}
+        for item in desired or []:
+            config_type, tag = item["type"], item["tag"]
+            if tag not in self.f.configs.get(config_type, {}):
+                versions = self.f.configs.setdefault(config_type, {})
+                version = max([v["version"] for v in versions.values()] or [0]) + 1
+                versions[tag] = {"version": version, "properties": dict(item.get("properties") or {}),
+                                 "attributes": {}}
+            configs[config_type] = tag
+        return configs
+
+    def _mark_group_stale(self, hosts):
+        for hr in self.f.hostroles():
+            if hr["host_name"] in hosts and hr["state"] != "INIT":
+                hr["stale_configs"] = True
+
+    def post_config_groups(self, rest, query, body):
+        f = self.f
+        resources = []
+        for item in body:
+            g = item["ConfigGroup"]
+            if not g.get("group_name") or not g.get("tag"):
+                raise HttpError(400, "Cluster name, group name and tag need to be provided.")
+            if any(x["group_name"] == g["group_name"] and x["tag"] == g["tag"] for x in f.config_groups.values()):
+                raise HttpError(409, "Config group already exists with the same name and tag, clusterName = %s, "
+                                     "groupName = %s, tag = %s" % (f.cluster, g["group_name"], g["tag"]))
+            gid = f.next_group
+            f.next_group += 1
+            f.config_groups[gid] = {"group_name": g["group_name"], "tag": g["tag"], "description": g.get("description", ""),
+                                    "hosts": sorted(h["host_name"] for h in g.get("hosts") or []),
+                                    "configs": self._group_configs(g.get("desired_configs"))}
+            self._mark_group_stale(f.config_groups[gid]["hosts"])
+            resources.append({"href": "%s/api/v1/clusters/%s/config_groups/%d" % (f.url, f.cluster, gid),
+                              "ConfigGroup": {"id": gid}})
+        return 201, {"resources": resources}
+
+    def put_config_group(self, rest, query, body):
+        f = self.f
+        gid = int(rest[1])
+        if gid not in f.config_groups:
+            raise system_error("Config group not found, clusterName = %s, groupId = %d" % (f.cluster, gid))
+        g = body[0]["ConfigGroup"] if isinstance(body, list) else body["ConfigGroup"]
+        group = f.config_groups[gid]
+        old_hosts = set(group["hosts"])
+        group.update({"group_name": g["group_name"], "description": g.get("description", ""),
+                      "hosts": sorted(h["host_name"] for h in g.get("hosts") or []),
+                      "configs": self._group_configs(g.get("desired_configs"))})
+        self._mark_group_stale(old_hosts | set(group["hosts"]))
+        return 200, None
+
+    # --- requests ---------------------------------------------------------------------------------
+    def post_request(self, rest, query, body):
+        f = self.f
+        info = (body or {}).get("RequestInfo") or {}
+        filters = (body or {}).get("Requests/resource_filters") or []
+        command, context = info.get("command"), info.get("context", "")
+        level = info.get("operation_level")
+        if level is not None:
+            if level.get("level") not in ("CLUSTER", "SERVICE", "HOST", "HOST_COMPONENT"):
+                raise HttpError(400, "Wrong operation level value: %s" % level.get("level"))
+            if "cluster_name" not in level:
+                raise HttpError(400, "Mandatory key operation_level/cluster_name for operation level is not specified")
+        if not command or not filters:
+            raise HttpError(400, "Command or action must be specified with resource filters")
+        filt = filters[0]
+        svc = self._service(filt.get("service_name"))
+        tasks, hosts = [], [h for h in (filt.get("hosts") or "").split(",") if h]
+        comp_hosts = svc["components"].get(C, {})
+
+        def effect(task):
+            if task["command"] == "RESTART":
+                hr = comp_hosts[task["host_name"]]
+                hr.update({"state": "STARTED", "desired_state": "STARTED", "stale_configs": False})
+
+        if command == "RESTART":
+            for host in hosts:
+                if host not in comp_hosts:
+                    raise system_error("Invalid host %s for component %s" % (host, C))
+                tasks.append({"host_name": host, "role": C, "command": "RESTART"})
+        elif command == names.SERVICE_CHECK_ROLE:
+            host = sorted(comp_hosts)[0] if comp_hosts else f.hosts[0]
+            tasks.append({"host_name": host, "role": command, "command": "SERVICE_CHECK"})
+        elif command in names.CUSTOM_COMMANDS and filt.get("component_name") == C:
+            for host in hosts:
+                tasks.append({"host_name": host, "role": C, "command": "CUSTOM_COMMAND",
+                              "custom_command_name": command})
+        else:
+            raise system_error("Unsupported action %s for Service: %s and Component: %s"
+                               % (command, filt.get("service_name"), filt.get("component_name")))
+        rid = f._new_request(context, tasks, effect)
+        return f.accepted(rid)
+
+    def _request(self, rest):
+        req = self.f.requests.get(int(rest[1]))
+        if req is None:
+            raise not_found("Request resource doesn't exist: %s" % rest[1])
+        return req
+
+    def get_request(self, rest, query, body):
+        req = self._request(rest)
+        self.f._advance(req)
+        return 200, self.f.request_json(req)
+
+    def get_tasks(self, rest, query, body):
+        req = self._request(rest)
+        return 200, {"items": [{"Tasks": dict(t)} for t in req.tasks]}
+
+    def get_alerts(self, rest, query, body):
+        terms = _predicate(query)
+        return 200, {"items": [a for a in self.f.alerts if _matches(a["Alert"], "Alert", terms)]}
+
+
+def free_port_refused(port):
+    """True when nothing listens on port (a connection is refused)."""
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+        return False
+    except OSError:
+        return True

@@ -1,0 +1,218 @@
+"""deploy against the fake Ambari: the exact calls, idempotent re-runs, dry run and injected faults."""
+import os
+
+from conftest import normalize
+from fake_ambari import C, S, stack_defaults
+
+from mm2_core import names
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOPOLOGY = os.path.join(HERE, "files", "deploy-test.yaml")
+HOSTS = ["mm2-1.example.com", "mm2-2.example.com"]
+
+
+def deploy(cli, fake, *extra, path=TOPOLOGY):
+    return cli("deploy", path, "--url", fake.url, *extra)
+
+
+def topology_text():
+    with open(TOPOLOGY) as fh:
+        text = fh.read()
+    return text[:text.index("deployment:")].rstrip() + "\n"
+
+
+def expected_configs(note):
+    props = stack_defaults()
+    for config_type in names.OWN_CONFIG_TYPES:
+        props.setdefault(config_type, {})
+    props[names.ENV]["mm2_heap_opts"] = "-Xms2g -Xmx4g"
+    props[names.REPLICATION]["tasks.max"] = "8"
+    props[names.CLUSTERS]["topology.mode"] = "advanced"
+    props[names.TOPOLOGY]["content"] = topology_text()
+    return [{"type": t, "tag": "<tag>", "properties": props[t], "service_config_version_note": note}
+            for t in sorted(props)]
+
+
+def test_fresh_deploy_sends_exactly_the_ambari_calls(cli, fake):
+    result = deploy(cli, fake)
+    assert result.code == 0, result
+    c = "/api/v1/clusters/prod"
+    assert normalize(fake.mutating_calls()) == [
+        ("POST", c + "/services", [{"ServiceInfo": {"service_name": S}}]),
+        ("POST", c + "/services/%s/components/%s" % (S, C), None),
+        ("POST", c + "/hosts/mm2-1.example.com/host_components/" + C, None),
+        ("POST", c + "/hosts/mm2-2.example.com/host_components/" + C, None),
+        ("PUT", c, {"Clusters": {"desired_config": expected_configs("DR replication dc1 -> dc2")}}),
+        ("PUT", c + "/services/" + S, {"RequestInfo": {"context": "Install MirrorMaker 2"},
+                                       "Body": {"ServiceInfo": {"state": "INSTALLED"}}}),
+        ("PUT", c + "/services/" + S, {"RequestInfo": {"context": "Start MirrorMaker 2"},
+                                       "Body": {"ServiceInfo": {"state": "STARTED"}}}),
+    ]
+    # Ambari's state after the deploy: everything started, one service config version with the note.
+    assert sorted((hr["host_name"], hr["state"]) for hr in fake.hostroles()) == [(h, "STARTED") for h in HOSTS]
+    assert [v["service_config_version_note"] for v in fake.service_config_versions] == ["DR replication dc1 -> dc2"]
+    assert fake.desired_properties(names.TOPOLOGY)["content"] == topology_text()
+    # The waits followed each request through Ambari's statuses.
+    for status in ("PENDING", "IN_PROGRESS", "COMPLETED"):
+        assert "install %s: %s" % (S, status) in result.err
+        assert "start %s: %s" % (S, status) in result.err
+    assert "done:" in result.out
+
+
+def test_topology_content_keeps_the_file_line_numbers(cli, fake):
+    assert deploy(cli, fake).code == 0
+    content = fake.desired_properties(names.TOPOLOGY)["content"]
+    with open(TOPOLOGY) as fh:
+        original = fh.read().split("\n")
+    for number, line in enumerate(content.rstrip("\n").split("\n")):
+        assert line == original[number]
+
+
+def test_rerun_with_the_same_file_sends_nothing(cli, fake):
+    assert deploy(cli, fake).code == 0
+    before = len(fake.mutating_calls())
+    versions = len(fake.service_config_versions)
+    again = deploy(cli, fake)
+    assert again.code == 0, again
+    assert fake.mutating_calls()[before:] == []
+    assert len(fake.service_config_versions) == versions
+    assert "nothing to change" in again.out
+    assert "configurations: no change" in again.out
+
+
+def test_dry_run_prints_the_plan_and_sends_nothing(cli, fake, monkeypatch, tmp_path):
+    monkeypatch.setenv("TRUSTSTORE_PW", "s3cret-truststore")
+    path = with_configurations(tmp_path, """
+    kafka-mm2-clusters:
+      source.ssl.truststore.password: {from_env: TRUSTSTORE_PW}
+""")
+    result = deploy(cli, fake, "--dry-run", path=path)
+    assert result.code == 0, result
+    assert fake.mutating_calls() == []
+    assert fake.services == {}
+    out = result.out
+    assert "[dry-run] POST /api/v1/clusters/prod/services" in out
+    assert "[dry-run] POST /api/v1/clusters/prod/hosts/mm2-2.example.com/host_components/%s" % C in out
+    assert "[dry-run] PUT /api/v1/clusters/prod  # new config version" in out
+    assert out.count("then wait for the request") == 2
+    assert "s3cret-truststore" not in out + result.err
+    assert '"source.ssl.truststore.password": "********"' in out
+    assert "dry run: 7 call(s) planned, none sent" in out
+
+
+def test_request_failed_midway_exits_1_naming_the_failed_task(cli, fake):
+    fake.fail_next("START", host="mm2-2.example.com", stderr="Traceback (most recent call last):\n"
+                                                            "resource_management.core.exceptions.Fail: "
+                                                            "MirrorMaker 2 did not start within 120 seconds")
+    result = deploy(cli, fake)
+    assert result.code == 1, result
+    assert "ended FAILED" in result.err
+    assert "%s START on mm2-2.example.com: FAILED" % C in result.err
+    assert "did not start within 120 seconds" in result.err
+    assert "start %s: IN_PROGRESS" % S in result.err  # it failed midway, after progressing
+    states = dict((hr["host_name"], hr["state"]) for hr in fake.hostroles())
+    assert states == {"mm2-1.example.com": "STARTED", "mm2-2.example.com": "INSTALLED"}
+    # A re-run after fixing the cause starts only what is not started.
+    again = deploy(cli, fake)
+    assert again.code == 0, again
+    starts = [c for c in fake.mutating_calls() if c[0] == "PUT" and "STARTED" in str(c[2])]
+    assert len(starts) == 2
+
+
+def test_conflict_409_when_another_pipeline_created_the_service_meanwhile(cli, fake):
+    def race(what):
+        if what == ("service", S) and S not in fake.services:
+            fake.services[S] = {"state": "INIT", "components": {}}
+    fake.before_create.append(race)
+    result = deploy(cli, fake)
+    assert result.code == 0, result
+    assert ("service %s already exists (Ambari: Attempted to create a service which already exists: , "
+            "clusterName=prod serviceName=%s); continuing" % (S, S)) in result.err
+    assert sorted((hr["host_name"], hr["state"]) for hr in fake.hostroles()) == [(h, "STARTED") for h in HOSTS]
+
+
+def test_ambari_restart_while_polling_is_retried(cli, fake):
+    fake.outage = {"after_polls": 1, "down": 0.4}
+    result = deploy(cli, fake, "--retries", "30")
+    assert result.code == 0, result
+    assert "Connection refused" in result.err or "NewConnectionError" in result.err
+    assert "retry 1/30" in result.err
+    assert sorted((hr["host_name"], hr["state"]) for hr in fake.hostroles()) == [(h, "STARTED") for h in HOSTS]
+
+
+def test_wrong_credentials_exit_1_with_ambaris_message(cli, fake, monkeypatch):
+    monkeypatch.setenv("AMBARI_PASSWORD", "Wr0ng-Pa55")
+    result = deploy(cli, fake)
+    assert result.code == 1, result
+    assert "403 Forbidden" in result.err
+    assert "Unable to sign in. Invalid username/password combination." in result.err
+    assert "Wr0ng-Pa55" not in result.out + result.err
+    assert fake.mutating_calls() == []
+
+
+def test_user_without_the_right_gets_ambaris_403(cli, fake, monkeypatch):
+    monkeypatch.setenv("AMBARI_USER", "viewer")
+    monkeypatch.setenv("AMBARI_PASSWORD", "viewer-secret")
+    result = deploy(cli, fake)
+    assert result.code == 1, result
+    assert "You do not have permissions to access this resource." in result.err
+    assert "POST /api/v1/clusters/prod/services" in result.err
+
+
+def test_host_not_in_cluster_is_bad_input_naming_file_line(cli, fake):
+    fake.hosts.remove("mm2-2.example.com")
+    result = deploy(cli, fake)
+    assert result.code == 2, result
+    assert "deploy-test.yaml:18: deployment.hosts: mm2-2.example.com is not in cluster prod" in result.err
+    assert fake.mutating_calls() == []
+
+
+def test_unknown_cluster_is_bad_input(cli, fake):
+    result = cli("deploy", TOPOLOGY, "--url", fake.url, "--cluster", "nope")
+    assert result.code == 2, result
+    assert "cluster 'nope' not found" in result.err
+
+
+def test_mpack_not_installed_says_how_to_fix(cli, fake):
+    fake.mpack_installed = False
+    result = deploy(cli, fake)
+    assert result.code == 1, result
+    assert "stack BIGTOP 3.2.0 has no service %s: install the mpack" % S in result.err
+    assert fake.mutating_calls() == []
+
+
+def test_new_host_is_installed_without_stopping_the_running_ones(cli, fake, tmp_path):
+    one_host = tmp_path / "one.yaml"
+    one_host.write_text(open(TOPOLOGY).read().replace("hosts: [mm2-1.example.com, mm2-2.example.com]",
+                                                      "hosts: [mm2-1.example.com]"))
+    assert deploy(cli, fake, path=str(one_host)).code == 0
+    before = len(fake.mutating_calls())
+    result = deploy(cli, fake)
+    assert result.code == 0, result
+    c = "/api/v1/clusters/prod"
+    assert normalize(fake.mutating_calls()[before:]) == [
+        ("POST", c + "/hosts/mm2-2.example.com/host_components/" + C, None),
+        ("PUT", c + "/host_components?HostRoles/service_name=%s&HostRoles/state.in(INIT,INSTALL_FAILED)" % S,
+         {"RequestInfo": {"context": "Install MirrorMaker 2 on new hosts"},
+          "Body": {"HostRoles": {"state": "INSTALLED"}}}),
+        ("PUT", c + "/services/" + S, {"RequestInfo": {"context": "Start MirrorMaker 2"},
+                                       "Body": {"ServiceInfo": {"state": "STARTED"}}}),
+    ]
+    assert sorted((hr["host_name"], hr["state"]) for hr in fake.hostroles()) == [(h, "STARTED") for h in HOSTS]
+
+
+def test_invalid_yaml_is_bad_input_with_line(cli, fake, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("clusters:\n  dc1: {bootstrap.servers: a:9092\nflows: []\n")
+    result = deploy(cli, fake, path=str(bad))
+    assert result.code == 2, result
+    assert "bad.yaml: not valid YAML: line" in result.err
+
+
+def with_configurations(tmp_path, extra, name="deploy-extra.yaml"):
+    """The test topology with more entries under deployment.configurations (4-space indented YAML)."""
+    with open(TOPOLOGY) as fh:
+        text = fh.read()
+    path = tmp_path / name
+    path.write_text(text.rstrip("\n") + "\n" + extra.strip("\n") + "\n")
+    return str(path)
