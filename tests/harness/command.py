@@ -18,6 +18,12 @@ from mm2_core import names, schema
 
 ROLE_COMMANDS = ("INSTALL", "START", "STOP", "CONFIGURE", "SERVICE_CHECK", "STATUS")
 STACK_ROOTS = {"HDP": "/usr/hdp", "BIGTOP": "/usr/bigtop", "ODP": "/usr/odp"}
+STACK_FEATURE_MIN = {"BIGTOP": "3.2.0", "ODP": "1.0.0"}
+STACK_SELECTORS = {
+    "HDP": ("hdp-select", "/usr/bin/hdp-select", "hdp-select"),
+    "BIGTOP": ("distro-select", "/usr/lib/bigtop-select/distro-select", "bigtop-select"),
+    "ODP": ("odp-select", "/usr/bin/odp-select", "odp-select"),
+}
 SERVICE_PACKAGE_FOLDER = "common-services/%s/%s/package" % (names.SERVICE, names.SERVICE_VERSION)
 
 
@@ -40,6 +46,20 @@ def default_configurations(stack_name="HDP"):
             "managed_hdfs_resource_property_names": "",
             "stack_name": stack_name,
             "stack_root": json.dumps({stack_name: STACK_ROOTS.get(stack_name, "/usr/" + stack_name.lower())}),
+            # The server always sends these; Ambari's version reporting after start/restart
+            # needs them (stack_features missing -> Fail). An mpack service is not in the
+            # stack-select map, so nothing is selected or reported for it.
+            "stack_features": json.dumps({stack_name: {"stack_features": [
+                {"name": "rolling_upgrade", "description": "Rolling upgrade support",
+                 "min_version": STACK_FEATURE_MIN.get(stack_name, "2.2.0.0")},
+                {"name": "config_versioning", "description": "Configurable versions support",
+                 "min_version": STACK_FEATURE_MIN.get(stack_name, "2.3.0.0")},
+            ]}}),
+            "stack_tools": json.dumps({stack_name: {
+                "stack_selector": list(STACK_SELECTORS.get(stack_name, STACK_SELECTORS["HDP"])),
+                "conf_selector": ["conf-select", "/usr/bin/conf-select", "conf-select"]}}),
+            "stack_packages": json.dumps({stack_name: {"stack-select": {}, "conf-select": {},
+                                                       "upgrade-dependencies": {}}}),
         },
     }
     for config_type in schema.CONFIG_TYPES:

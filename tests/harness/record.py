@@ -20,6 +20,8 @@ try:
     from unittest import mock
 except ImportError:  # Python 2
     import mock
+    if not hasattr(mock, "patch"):  # Ambari's bundled mock is a package holding mock.py
+        from mock import mock
 
 MAX_SHOWN_DICT_LEN = 10
 

@@ -10,8 +10,10 @@ from resource_management.libraries.functions.default import default
 
 try:
     from unittest import mock
-except ImportError:
+except ImportError:  # Python 2
     import mock
+    if not hasattr(mock, "patch"):  # Ambari's bundled mock is a package holding mock.py
+        from mock import mock
 
 
 @pytest.fixture

@@ -74,7 +74,8 @@ class Environment(object):
         provider_action()
 
     def _check_condition(self, cond):
-        # Ambari accepts bool, a callable or a shell string; a tuple is an error.
+        # Ambari accepts bool, a callable or a shell string. Anything else is an error; for a
+        # tuple Ambari's own message formatting raises TypeError first (reproduced).
         if type(cond) == bool:
             return cond
         if hasattr(cond, '__call__'):
@@ -83,7 +84,7 @@ class Environment(object):
             from resource_management.core import shell
             ret, out = shell.call(cond)
             return ret == 0
-        raise Exception("Unknown condition type %r" % (cond,))
+        raise Exception("Unknown condition type %r" % cond)
 
     def run(self):
         while self.resource_list:

@@ -6,9 +6,12 @@ loads the command JSON into a ConfigDictionary, picks getattr(self, command.lowe
 with "Script '<argv0>' has no method '<cmd>'") and runs pre_<cmd>, <cmd>, post_<cmd> inside an
 Environment(basedir, tmp_dir). ComponentIsNotRunning / ClientComponentHasNoStatus exit with 1.
 
-Not reproduced (and so not available to agent code under test): stack-select version
-reporting after start/install/restart, repository handling, trunk-only accessors
-(get_execution_command, get_module_configs, ...), Windows paths.
+After start/install/restart the version is reported as Ambari does when the stack has the
+rolling_upgrade feature (cluster-env/stack_features; missing -> Fail) and the component is not
+in cluster-env/stack_packages' stack-select map (an mpack service is not): nothing reported.
+Not reproduced (and so not available to agent code under test): versions of stack-select
+packages, repository handling, trunk-only accessors (get_execution_command,
+get_module_configs, ...), Windows paths.
 """
 import inspect
 import json
@@ -148,6 +151,35 @@ class Script(object):
         except Fail as ex:
             ex.pre_raise()
             raise
+        finally:
+            try:
+                if self.should_expose_component_version(self.command_name):
+                    self.save_component_version_to_structured_out(self.command_name)
+            except Exception:
+                Logger.exception("Reporting component version failed")
+
+    def should_expose_component_version(self, command_name):
+        """True for start/install/restart when the stack has the rolling_upgrade feature."""
+        from resource_management.libraries.functions.default import default
+        from resource_management.libraries.functions.stack_features import check_stack_feature
+        from resource_management.libraries.functions.version import format_stack_version
+        stack_version = format_stack_version(str(default("/clusterLevelParams/stack_version", "")))
+        if stack_version and check_stack_feature("rolling_upgrade", stack_version):
+            if command_name.lower() == "get_version":
+                return True
+            return command_name.lower() in ("start", "install", "restart")
+        return False
+
+    def save_component_version_to_structured_out(self, command_name):
+        """Only the path an mpack service takes: not in stack-select -> no version reported."""
+        from resource_management.libraries.functions import stack_select
+        stack_name = Script.get_stack_name()
+        package_name = stack_select.get_package_name()
+        if package_name and stack_name:
+            raise Fail("test double: reporting stack-select versions is not supported")
+
+    def get_version(self, env):
+        pass
 
     def execute_prefix_function(self, command_name, afix, env):
         method_name = "{0}_{1}".format(afix, command_name)
@@ -356,3 +388,6 @@ class Script(object):
         else:
             self.start(env)
         self.post_start(env)
+        # Ambari reports the version here too, outside any try: a Fail fails the restart.
+        if self.should_expose_component_version("restart"):
+            self.save_component_version_to_structured_out("restart")
