@@ -1,0 +1,373 @@
+"""The MM2 process seen from outside: pid file, /proc checks, start wait, stop escalation.
+
+Pure stdlib, Python 2.7 and 3. Everything that touches the system (clock, sleep, kill,
+/proc) can be injected, so the decisions are tested without real processes and the same
+code drives the real ones.
+
+A pid file proves nothing by itself: after a reboot /var/run is wiped, after a crash the
+pid may belong to any other program. A pid is "our MM2" only when /proc/<pid>/cmdline
+holds our properties file as an argument and either the MM2 main class or the launcher
+script (the launcher execs kafka-run-class.sh, which execs java: the pid stays the same).
+"""
+import errno
+import os
+import signal
+import socket
+import time
+
+from mm2_core import names
+
+try:
+    from shlex import quote as _quote
+except ImportError:  # Python 2.7
+    from pipes import quote as _quote
+
+LAUNCHER = "connect-mirror-maker.sh"
+PROPERTIES_FILE = "connect-mirror-maker.properties"
+ENV_FILE = "mm2-env.sh"
+PID_FILE = "mirrormaker2.pid"
+LOG_FILE = "mirrormaker.log"      # written by log4j (name fixed in both logging templates)
+OUT_FILE = "mirrormaker.out"      # stdout/stderr of the JVM (crashes before log4j is up)
+STARTED_MARKER = "Kafka MirrorMaker started"   # logged by MirrorMaker.start() on every version
+
+RUNNING = "running"
+NO_PID_FILE = "no pid file"
+BAD_PID_FILE = "unreadable pid file"
+DEAD = "dead"
+NOT_OURS = "not ours"
+
+# Start: once alive, how long without the STARTED_MARKER before we accept a live process
+# anyway (the operator may have lowered the log level). MM2 exits within a few seconds on
+# bad configuration, so a process alive this long got past configuration parsing.
+DEFAULT_SETTLE_SECONDS = 8
+KILL_WAIT_SECONDS = 10
+
+
+def quote(arg):
+    return _quote(str(arg))
+
+
+def _native(data):
+    if str is bytes:
+        return data
+    return data.decode("utf-8", "replace")
+
+
+class Status(object):
+    """What the pid file says about MM2: state is one of the module constants."""
+
+    def __init__(self, state, pid=None, detail=""):
+        self.state = state
+        self.pid = pid
+        self.detail = detail
+
+    @property
+    def running(self):
+        return self.state == RUNNING
+
+    def __repr__(self):
+        return "Status(%r, pid=%r, %r)" % (self.state, self.pid, self.detail)
+
+
+def read_pid_file(path):
+    """(pid, problem): pid is an int > 0 or None; problem says why not."""
+    try:
+        with open(path, "rb") as fh:
+            text = _native(fh.read(64)).strip()
+    except (IOError, OSError) as e:
+        if e.errno == errno.ENOENT:
+            return None, NO_PID_FILE
+        return None, "%s: %s" % (BAD_PID_FILE, e)
+    if not text.isdigit() or int(text) <= 0:
+        return None, "%s: %r" % (BAD_PID_FILE, text[:20])
+    return int(text), None
+
+
+def read_cmdline(pid, proc_root="/proc"):
+    """argv of pid as a list of native strings; None when there is no such process."""
+    try:
+        with open(os.path.join(proc_root, str(pid), "cmdline"), "rb") as fh:
+            data = fh.read()
+    except (IOError, OSError):
+        return None
+    parts = data.split(b"\0")
+    if parts and parts[-1] == b"":
+        parts.pop()
+    return [_native(p) for p in parts]
+
+
+def process_state(pid, proc_root="/proc"):
+    """One-letter state from /proc/<pid>/stat (R, S, D, Z, ...); None if no such process."""
+    try:
+        with open(os.path.join(proc_root, str(pid), "stat"), "rb") as fh:
+            data = _native(fh.read())
+    except (IOError, OSError):
+        return None
+    # "pid (comm) S ...": comm may hold spaces and parentheses, the state follows the last ')'.
+    rest = data[data.rfind(")") + 1:].split()
+    return rest[0] if rest else None
+
+
+def is_alive(pid, proc_root="/proc"):
+    """True for a live process; a zombie has exited (its parent just has not reaped it)."""
+    if not os.path.isdir(proc_root):  # no procfs: fall back on signal 0
+        try:
+            os.kill(pid, 0)
+        except OSError as e:
+            return e.errno == errno.EPERM
+        return True
+    state = process_state(pid, proc_root)
+    return state is not None and state not in ("Z", "X", "x")
+
+
+def is_mm2_cmdline(argv, props_path):
+    """Is this command line our MM2: our properties file plus MM2's main class or launcher."""
+    if not argv:
+        return False
+    wanted = os.path.normpath(props_path)
+    has_props = False
+    has_mm2 = False
+    for arg in argv:
+        if not arg:
+            continue
+        if arg == names.MM2_MAIN_CLASS or os.path.basename(arg) == LAUNCHER:
+            has_mm2 = True
+        elif os.path.normpath(arg) == wanted:
+            has_props = True
+    return has_props and has_mm2
+
+
+def is_our_mm2(pid, props_path, proc_root="/proc"):
+    return is_alive(pid, proc_root) and is_mm2_cmdline(read_cmdline(pid, proc_root), props_path)
+
+
+def check_status(pid_file, props_path, proc_root="/proc"):
+    """Status of the MM2 recorded in pid_file: cheap, no JVM, no network."""
+    pid, problem = read_pid_file(pid_file)
+    if pid is None:
+        state = NO_PID_FILE if problem == NO_PID_FILE else BAD_PID_FILE
+        return Status(state, None, "%s (%s)" % (problem, pid_file))
+    if not is_alive(pid, proc_root):
+        return Status(DEAD, pid, "process %d from %s is not running" % (pid, pid_file))
+    argv = read_cmdline(pid, proc_root)
+    if not is_mm2_cmdline(argv, props_path):
+        shown = " ".join(argv or [])[:200]
+        return Status(NOT_OURS, pid, "pid %d from %s belongs to another program (%s), not MM2 with %s"
+                      % (pid, pid_file, shown or "no command line", props_path))
+    return Status(RUNNING, pid, "MM2 is running as pid %d" % pid)
+
+
+def find_our_processes(props_path, proc_root="/proc"):
+    """Pids of live MM2 processes started with props_path (to adopt or stop strays)."""
+    found = []
+    try:
+        entries = os.listdir(proc_root)
+    except OSError:
+        return found
+    for entry in entries:
+        if entry.isdigit() and is_our_mm2(int(entry), props_path, proc_root):
+            found.append(int(entry))
+    return sorted(found)
+
+
+def write_pid_file(path, pid):
+    """Replace the pid file atomically (a reader never sees it half-written)."""
+    tmp = "%s.tmp.%d" % (path, os.getpid())
+    with open(tmp, "w") as fh:
+        fh.write("%d\n" % pid)
+    os.rename(tmp, path)
+
+
+def remove_file(path):
+    try:
+        os.remove(path)
+        return True
+    except OSError as e:
+        if e.errno != errno.ENOENT:
+            raise
+        return False
+
+
+def launch_command(env_file, launcher, props_path, clusters, out_file, pid_file):
+    """Shell command that starts MM2 detached and records its pid.
+
+    The launcher runs in the foreground of a background job: nohup execs the launcher, which
+    execs kafka-run-class.sh, which execs java, so $! is the pid of the JVM. MM2's own
+    -daemon mode is not used: it records no pid.
+    """
+    args = [launcher, props_path]
+    if clusters:
+        args += ["--clusters"] + list(clusters)
+    return ". %s ; nohup %s > %s 2>&1 < /dev/null & echo $! > %s" % (
+        quote(env_file), " ".join(quote(a) for a in args), quote(out_file), quote(pid_file))
+
+
+def file_size(path):
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def log_has_marker(path, offset, marker=STARTED_MARKER, max_bytes=4 * 1024 * 1024):
+    """Does the log hold marker after byte offset (from the start when it was rotated)?"""
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as fh:
+            if size >= offset:
+                fh.seek(offset)
+            data = fh.read(max_bytes)
+    except (IOError, OSError):
+        return False
+    return marker.encode("utf-8") in data
+
+
+def tail_lines(path, count=40, max_bytes=256 * 1024):
+    """Last count lines of a text file ([] when it does not exist)."""
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as fh:
+            fh.seek(max(0, size - max_bytes))
+            data = fh.read()
+    except (IOError, OSError):
+        return []
+    lines = _native(data).splitlines()
+    if size > max_bytes and lines:
+        lines = lines[1:]  # first line is probably cut
+    return lines[-count:]
+
+
+def parse_listener(url):
+    """(scheme, host, port) of a Connect listener like http://host:8083; None if unparsable."""
+    if not url:
+        return None
+    url = url.split(",")[0].strip()
+    scheme = "http"
+    if "://" in url:
+        scheme, url = url.split("://", 1)
+    url = url.rstrip("/")
+    if ":" not in url:
+        return None
+    host, port = url.rsplit(":", 1)
+    host = host.strip("[]")
+    if not port.isdigit():
+        return None
+    if host in ("", "0.0.0.0", "::"):
+        host = "127.0.0.1"
+    return scheme.lower(), host, int(port)
+
+
+def http_answers(scheme, host, port, timeout=2.0):
+    """Does something answer HTTP there (any status: MM2's internal REST has no root resource)?"""
+    try:
+        sock = socket.create_connection((host, port), timeout)
+    except (socket.error, socket.timeout, OSError):
+        return False
+    try:
+        if scheme != "http":
+            return True  # TLS listener: accepting connections is as far as we look
+        sock.sendall(("GET / HTTP/1.0\r\nHost: %s\r\n\r\n" % host).encode("ascii"))
+        data = sock.recv(16)
+        return data.startswith(b"HTTP/")
+    except (socket.error, socket.timeout, OSError):
+        return False
+    finally:
+        sock.close()
+
+
+class Outcome(object):
+    def __init__(self, ok, state, pid=None, detail=""):
+        self.ok = ok
+        self.state = state
+        self.pid = pid
+        self.detail = detail
+
+    def __repr__(self):
+        return "Outcome(%r, %r, pid=%r, %r)" % (self.ok, self.state, self.pid, self.detail)
+
+
+def wait_started(pid_file, props_path, timeout, log_path=None, log_offset=0, rest_url=None,
+                 settle=DEFAULT_SETTLE_SECONDS, proc_root="/proc", clock=time.time,
+                 sleep=time.sleep, poll=0.25, http_check=http_answers, grace=3.0):
+    """Wait until the MM2 just launched is up.
+
+    Up means: alive, its REST listener answering when internal REST is on, and either the
+    "started" line in the log since log_offset or alive for `settle` seconds. Outcome states:
+    'started', 'exited', 'timeout', 'not-ours', 'no-pid'.
+    """
+    begin = clock()
+    deadline = begin + timeout
+    settle = min(settle, timeout)
+    listener = parse_listener(rest_url) if rest_url else None
+    alive_since = None
+    while True:
+        now = clock()
+        st = check_status(pid_file, props_path, proc_root)
+        waiting_for = None
+        if st.running:
+            if alive_since is None:
+                alive_since = now
+            if listener and not http_check(*listener):
+                waiting_for = "the internal REST listener %s to answer" % rest_url
+            elif not (log_path and log_has_marker(log_path, log_offset)) and now - alive_since < settle:
+                waiting_for = "'%s' in %s" % (STARTED_MARKER, log_path)
+            else:
+                return Outcome(True, "started", st.pid, "MM2 started as pid %d" % st.pid)
+        elif st.state == DEAD:
+            return Outcome(False, "exited", st.pid, "MM2 (pid %d) exited during start" % st.pid)
+        elif now - begin >= grace:
+            # the launcher execs quickly; a pid file that stays missing or foreign is a failure
+            state = "not-ours" if st.state == NOT_OURS else "no-pid"
+            return Outcome(False, state, st.pid, st.detail)
+        else:
+            waiting_for = "the launcher to exec MM2"
+        if now >= deadline:
+            return Outcome(False, "timeout", st.pid,
+                           "MM2 did not come up within %ss: still waiting for %s" % (timeout, waiting_for))
+        sleep(poll)
+
+
+def _signal(kill, pid, sig):
+    try:
+        kill(pid, sig)
+        return True
+    except OSError as e:
+        if e.errno == errno.ESRCH:
+            return False
+        raise
+
+
+def _wait_gone(pid, props_path, seconds, proc_root, clock, sleep, poll):
+    end = clock() + seconds
+    while True:
+        if not is_our_mm2(pid, props_path, proc_root):
+            return True
+        if clock() >= end:
+            return False
+        sleep(poll)
+
+
+def stop_process(pid, props_path, timeout, kill=os.kill, proc_root="/proc", clock=time.time,
+                 sleep=time.sleep, poll=0.2, kill_wait=KILL_WAIT_SECONDS):
+    """SIGTERM, wait up to timeout, then SIGKILL: only ever signals our own MM2.
+
+    The command line is checked again before each signal (a pid can be reused at any time).
+    Outcome states: 'not-running', 'not-ours', 'terminated', 'killed', 'survived'.
+    """
+    if not is_alive(pid, proc_root):
+        return Outcome(True, "not-running", pid, "pid %d is not running" % pid)
+    if not is_our_mm2(pid, props_path, proc_root):
+        return Outcome(True, "not-ours", pid, "pid %d is not MM2 with %s: left alone" % (pid, props_path))
+    if not _signal(kill, pid, int(signal.SIGTERM)):
+        return Outcome(True, "terminated", pid, "pid %d exited" % pid)
+    if _wait_gone(pid, props_path, timeout, proc_root, clock, sleep, poll):
+        return Outcome(True, "terminated", pid, "MM2 (pid %d) stopped after SIGTERM" % pid)
+    if not is_our_mm2(pid, props_path, proc_root):
+        return Outcome(True, "terminated", pid, "MM2 (pid %d) stopped" % pid)
+    _signal(kill, pid, int(signal.SIGKILL))
+    if _wait_gone(pid, props_path, kill_wait, proc_root, clock, sleep, poll):
+        return Outcome(True, "killed", pid,
+                       "MM2 (pid %d) ignored SIGTERM for %ss and was killed with SIGKILL" % (pid, timeout))
+    return Outcome(False, "survived", pid,
+                   "MM2 (pid %d) is still alive %ss after SIGKILL (state %s)"
+                   % (pid, kill_wait, process_state(pid, proc_root)))

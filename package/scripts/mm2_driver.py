@@ -1,0 +1,99 @@
+"""Ambari command script of the MIRRORMAKER2_DRIVER component (KAFKA_MIRRORMAKER2 service).
+
+Commands: INSTALL, CONFIGURE, START, STOP, STATUS (RESTART is Ambari's stop + start) and the
+custom commands REPLICATION_STATUS, EXPORT_TRANSLATED_OFFSETS, VERIFY_REPLICATION.
+Runs on the Ambari 2.7 agent (Python 2.7) and the Ambari 3 agent (Python 3).
+"""
+import os
+
+from resource_management.core.logger import Logger
+from resource_management.libraries.script.script import Script
+
+
+class MirrorMaker2Driver(Script):
+
+    def install(self, env):
+        import params
+        import mm2_setup
+        env.set_params(params)
+        self.install_packages(env)
+        mm2_setup.install_kafka(params, Script.get_tmp_dir())
+        self._install_metrics_agent(params)
+
+    def _install_metrics_agent(self, params):
+        from mm2_core import install
+        setting = params.jmx_exporter_jar_setting
+        if not params.mm2_metrics_enabled:
+            return
+        if install.is_url(setting):
+            target_dir = os.path.dirname(params.jmx_exporter_jar)
+            if not os.path.isdir(target_dir):
+                os.makedirs(target_dir, 0o755)
+            path = install.fetch(setting, target_dir)
+            os.chmod(path, 0o644)
+            Logger.info("JMX exporter agent downloaded from %s to %s" % (setting, path))
+        elif not setting or not os.path.isfile(params.jmx_exporter_jar):
+            Logger.warning("Metrics are on but the JMX exporter agent jar %s is not on this host yet; START "
+                           "will fail until it is there (or set kafka-mm2-env/jmx_exporter_jar to an http(s) "
+                           "URL and reinstall)" % (params.jmx_exporter_jar or "(not set)"))
+
+    def configure(self, env, upgrade_type=None, config_dir=None):
+        import params
+        import mm2_setup
+        env.set_params(params)
+        return mm2_setup.configure(params, env.config.basedir)
+
+    def start(self, env, upgrade_type=None):
+        import params
+        import mm2_service
+        env.set_params(params)
+        rendering = self.configure(env)
+        mm2_service.check_placement(params, rendering)
+        mm2_service.check_java(params)
+        mm2_service.check_metrics_agent(params)
+        mm2_service.start(params, rendering)
+
+    def stop(self, env, upgrade_type=None):
+        import params
+        import mm2_service
+        env.set_params(params)
+        mm2_service.stop(params)
+
+    def status(self, env):
+        import status_params
+        import mm2_service
+        env.set_params(status_params)
+        mm2_service.status(status_params)
+
+    def get_pid_files(self):
+        import status_params
+        return [status_params.mm2_pid_file]
+
+    def get_log_folder(self):
+        import params
+        return params.mm2_log_dir
+
+    def get_user(self):
+        import params
+        return params.mm2_user
+
+    # ---- custom commands (Service Actions / host component menu)
+    def replication_status(self, env):
+        import params
+        import mm2_commands
+        env.set_params(params)
+        mm2_commands.replication_status(self, params)
+
+    def export_translated_offsets(self, env):
+        import params
+        import mm2_commands
+        env.set_params(params)
+        mm2_commands.export_translated_offsets(self, params)
+
+    def verify_replication(self, env):
+        import verify_replication  # owned by the verification job; imported only when used
+        verify_replication.run(self, env)
+
+
+if __name__ == "__main__":
+    MirrorMaker2Driver().execute()

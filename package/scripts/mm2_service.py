@@ -1,0 +1,177 @@
+"""START / STOP / STATUS of the MirrorMaker 2 driver process.
+
+Thin Ambari adapter over mm2_core.process: the decisions (is this pid our MM2, is it up, how
+to stop it) are pure and tested; this module declares the Execute/File resources and turns
+outcomes into log lines and Fail.
+"""
+import errno
+import os
+
+from resource_management.core import sudo
+from resource_management.core.exceptions import ComponentIsNotRunning, Fail
+from resource_management.core.logger import Logger
+from resource_management.core.resources.system import Execute, File
+
+from mm2_core import install, placement, process
+
+TAIL_LINES = 60
+
+
+def show_log_tail(params, log_offset=0):
+    """The end of MM2's own output and log in the command output (what went wrong at start)."""
+    shown = False
+    for path in (params.mm2_out_file, params.mm2_log_file):
+        lines = process.tail_lines(path, TAIL_LINES)
+        if path == params.mm2_log_file and log_offset and process.file_size(path) >= log_offset:
+            # only what this start wrote
+            with open(path, "rb") as fh:
+                fh.seek(log_offset)
+                lines = fh.read().decode("utf-8", "replace").splitlines()[-TAIL_LINES:]
+        if lines:
+            shown = True
+            Logger.error("==> %s (last %d lines) <==\n%s" % (path, len(lines), "\n".join(lines)))
+    if not shown:
+        Logger.error("MirrorMaker 2 wrote nothing to %s or %s" % (params.mm2_out_file, params.mm2_log_file))
+
+
+def java_major(java_home):
+    """Major version of the JDK at java_home: from its release file, else `java -version`."""
+    try:
+        with open(os.path.join(java_home, "release")) as fh:
+            major = install.java_major_from_release(fh.read())
+        if major:
+            return major
+    except (IOError, OSError):
+        pass
+    from resource_management.core import shell
+    java = os.path.join(java_home, "bin", "java")
+    if not os.path.isfile(java):
+        return None
+    code, out = shell.call((java, "-version"), quiet=True, timeout=60)
+    return install.java_major_from_output(out) if code == 0 else None
+
+
+def check_java(params):
+    if not params.mm2_java_home:
+        raise Fail("No Java for MirrorMaker 2: set kafka-mm2-env/mm2_java_home (Ambari sent no java_home)")
+    errors, warnings = install.check_java(params.kafka_version, java_major(params.mm2_java_home),
+                                          params.mm2_java_home)
+    for w in warnings:
+        Logger.warning(w)
+    if errors:
+        raise Fail("\n".join(errors))
+
+
+def check_metrics_agent(params):
+    if not params.mm2_metrics_enabled:
+        return
+    jar = params.jmx_exporter_jar
+    if not jar or not os.path.isfile(jar):
+        raise Fail("Metrics are on (kafka-mm2-env/mm2_metrics_enabled) but the JMX exporter agent jar %s is "
+                   "missing on this host: install jmx_prometheus_javaagent-<version>.jar there, or set "
+                   "kafka-mm2-env/jmx_exporter_jar to its path or to an http(s) URL and run Install, or turn "
+                   "mm2_metrics_enabled off (the metric alerts then report UNKNOWN)" % (jar or "(not set)"))
+
+
+def check_placement(params, rendering):
+    """What this host can decide about --clusters and several drivers (the advisor sees more)."""
+    topo = getattr(rendering, "topology", None)
+    clusters = [c.alias for c in getattr(topo, "clusters", [])] if topo is not None else []
+    flows = [(f.source, f.target) for f in getattr(topo, "flows", []) if getattr(f, "enabled", True)] \
+        if topo is not None else []
+    if not clusters:
+        return
+    targets = list(getattr(rendering, "target_clusters", None) or [])
+    heartbeats = getattr(topo, "heartbeats_enabled", True)
+    findings = placement.local_findings(params.hostname, params.driver_hosts, targets, clusters, flows,
+                                        params.kafka_version_tuple, heartbeats)
+    errors = [f.message for f in findings if f.level == placement.ERROR]
+    for f in findings:
+        if f.level != placement.ERROR:
+            Logger.warning(f.message)
+    if errors:
+        raise Fail("\n".join(errors))
+
+
+def kinit(params):
+    if not (params.security_enabled and params.mm2_keytab and params.mm2_principal and params.kinit_path_local):
+        return
+    Execute((params.kinit_path_local, "-kt", params.mm2_keytab, params.mm2_principal), user=params.mm2_user)
+
+
+def _kill(pid, sig):
+    """sudo.kill; as a non-root agent it runs `kill` through sudo and loses errno."""
+    try:
+        sudo.kill(pid, int(sig))
+    except OSError as e:
+        if e.errno is None and not process.is_alive(pid):
+            raise OSError(errno.ESRCH, "No such process")
+        raise
+
+
+def start(params, rendering):
+    current = process.check_status(params.mm2_pid_file, params.mm2_properties_file)
+    if current.running:
+        Logger.info("MirrorMaker 2 is already running (pid %d); not starting another one" % current.pid)
+        return current.pid
+    strays = process.find_our_processes(params.mm2_properties_file)
+    if strays:
+        # running without (or with a wrong) pid file, e.g. the file was deleted by hand: adopt it
+        Logger.warning("MirrorMaker 2 with %s is already running as pid %s without a valid pid file (%s); "
+                       "recording it instead of starting another one"
+                       % (params.mm2_properties_file, ", ".join(str(p) for p in strays), current.detail))
+        File(params.mm2_pid_file, content="%d\n" % strays[0], owner=params.mm2_user,
+             group=params.user_group, mode=0o644)
+        return strays[0]
+    if current.state != process.NO_PID_FILE:
+        Logger.info("Removing stale pid file: %s" % current.detail)
+        File(params.mm2_pid_file, action="delete")
+
+    targets = list(getattr(rendering, "target_clusters", None) or [])
+    command = process.launch_command(params.mm2_env_file, params.mm2_launcher, params.mm2_properties_file,
+                                     targets, params.mm2_out_file, params.mm2_pid_file)
+    log_offset = process.file_size(params.mm2_log_file)
+    kinit(params)
+    Execute(command, user=params.mm2_user)
+
+    rest_url = getattr(rendering, "rest_listener", None) if getattr(rendering, "internal_rest", False) else None
+    outcome = process.wait_started(params.mm2_pid_file, params.mm2_properties_file, params.mm2_start_timeout,
+                                   log_path=params.mm2_log_file, log_offset=log_offset, rest_url=rest_url)
+    if outcome.ok:
+        Logger.info("%s%s" % (outcome.detail, " (serving %s)" % ", ".join(targets) if targets else ""))
+        return outcome.pid
+    show_log_tail(params, log_offset)
+    if outcome.pid and process.is_our_mm2(outcome.pid, params.mm2_properties_file):
+        # a half-started MM2 would be reported as running by STATUS while START failed
+        process.stop_process(outcome.pid, params.mm2_properties_file, params.mm2_stop_timeout, kill=_kill)
+    File(params.mm2_pid_file, action="delete")
+    raise Fail("MirrorMaker 2 failed to start: %s. Its output is above; the full log is %s"
+               % (outcome.detail, params.mm2_log_file))
+
+
+def stop(params):
+    current = process.check_status(params.mm2_pid_file, params.mm2_properties_file)
+    pids = []
+    if current.running:
+        pids.append(current.pid)
+    else:
+        Logger.info("MirrorMaker 2 is not running according to its pid file: %s" % current.detail)
+    pids += [p for p in process.find_our_processes(params.mm2_properties_file) if p not in pids]
+    failures = []
+    for pid in pids:
+        Logger.info("Stopping MirrorMaker 2 (pid %d): SIGTERM, then SIGKILL after %ss"
+                    % (pid, params.mm2_stop_timeout))
+        outcome = process.stop_process(pid, params.mm2_properties_file, params.mm2_stop_timeout, kill=_kill)
+        (Logger.info if outcome.ok else Logger.error)(outcome.detail)
+        if not outcome.ok:
+            failures.append(outcome.detail)
+    if failures:
+        raise Fail("; ".join(failures))
+    File(params.mm2_pid_file, action="delete")
+
+
+def status(status_params):
+    current = process.check_status(status_params.mm2_pid_file, status_params.mm2_properties_file)
+    if not current.running:
+        Logger.info("MirrorMaker 2 is not running: %s" % current.detail)
+        raise ComponentIsNotRunning()
