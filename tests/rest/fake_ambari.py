@@ -30,6 +30,7 @@ import json
 import os
 import re
 import socket
+import ssl
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -70,15 +71,17 @@ class Request(object):
 class FakeAmbari(object):
     def __init__(self, cluster="prod", stack=("BIGTOP", "3.2.0"), hosts=("mm2-1.example.com", "mm2-2.example.com",
                  "kafka-1.example.com"), users=None, stack_kafka_version="2.8.1", kerberos_auth=False,
-                 mpack_installed=True):
+                 mpack_installed=True, tls=None):
         self.cluster, self.stack = cluster, tuple(stack)
         self.hosts = list(hosts)
         self.users = users or {"admin": ("admin-secret", "admin"), "viewer": ("viewer-secret", "read")}
         self.stack_kafka_version = stack_kafka_version
         self.kerberos_auth = kerberos_auth
         self.mpack_installed = mpack_installed
+        self.tls = tls  # (certfile, keyfile): serve https
         self.lock = threading.RLock()
         self.calls = []  # (method, path with decoded query, parsed body)
+        self.headers_seen = []  # (method, X-Requested-By, Authorization scheme) per call
         self.services = {}  # name -> {"state": .., "components": {comp: {host: hostrole}}}
         self.configs = {}  # type -> {tag: {"version": n, "properties": {}, "attributes": {}}}
         self.desired = {}  # type -> tag
@@ -94,6 +97,8 @@ class FakeAmbari(object):
         self.custom_output = {}  # command -> {"stdout": .., "structured_out": {..}}
         self.before_create = []  # hooks(method, path) run before a create (to simulate races)
         self.outage = None  # {"after_polls": n, "down": seconds}
+        self.injected = []  # one-shot [(method, path prefix, status, message)] answered before routing
+        self.delays = []  # one-shot [(method, path prefix, seconds)]: answer late (read timeouts)
         self._server = None
         self._thread = None
         self.port = None
@@ -111,6 +116,10 @@ class FakeAmbari(object):
         Handler.fake = fake
         server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         server.daemon_threads = True
+        if self.tls:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*self.tls)
+            server.socket = context.wrap_socket(server.socket, server_side=True)
         self._server = server
         self.port = server.server_address[1]
         self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
@@ -142,7 +151,7 @@ class FakeAmbari(object):
 
     @property
     def url(self):
-        return "http://127.0.0.1:%d" % self.port
+        return "%s://127.0.0.1:%d" % ("https" if self.tls else "http", self.port)
 
     # --- helpers for tests ------------------------------------------------------------------------
     def mutating_calls(self):
@@ -163,6 +172,13 @@ class FakeAmbari(object):
                                       "host_name": host, "service_name": S, "component_name": C,
                                       "definition_name": definition, "maintenance_state": maintenance,
                                       "cluster_name": self.cluster}})
+
+    def _take(self, queue, method, path):
+        for index, item in enumerate(queue):
+            if item[0] == method and path.startswith("/api/v1" + item[1]):
+                del queue[index]
+                return item[2:]
+        return None
 
     def fail_next(self, command, host=None, stderr="Traceback...\nFail: boom"):
         self.failures.append((command, host, stderr))
@@ -368,10 +384,12 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw.decode("utf-8")) if raw else None
         except ValueError:
             body = "<invalid json>"
-        status, payload, after = 500, None, None
+        status, payload, after, delay = 500, None, None, None
         try:
             with fake.lock:
                 fake.calls.append((method, path + ("?" + query if query else ""), body))
+                fake.headers_seen.append((method, self.headers.get("X-Requested-By"),
+                                          (self.headers.get("Authorization") or "").split(" ")[0] + " "))
                 self._authenticate(method)
                 if method != "GET" and "X-Requested-By" not in self.headers:
                     raise HttpError(400, CSRF_MESSAGE)
@@ -380,6 +398,10 @@ class _Handler(BaseHTTPRequestHandler):
                 if body == "<invalid json>":
                     raise HttpError(400, "Invalid Request: Malformed Request Body.  An exception occurred parsing "
                                          "the request body: Unexpected character")
+                delay = fake._take(fake.delays, method, path)
+                injected = fake._take(fake.injected, method, path)
+                if injected is not None:
+                    raise HttpError(*injected)
                 status, payload = Routes(fake).dispatch(method, path[len("/api/v1"):], query, body)
                 if fake.outage and method == "GET" and "/requests/" in path and "/tasks" not in path:
                     fake.outage["after_polls"] -= 1
@@ -387,6 +409,8 @@ class _Handler(BaseHTTPRequestHandler):
                         after, fake.outage = fake.outage["down"], None
         except HttpError as exc:
             status, payload = exc.status, {"status": exc.status, "message": exc.message}
+        if delay:
+            time.sleep(delay[0])
         self._send(status, payload)
         if after is not None:
             fake.restart_server(after)
