@@ -1,0 +1,651 @@
+"""Decisions of the MM2 alerts, as pure functions of parsed metrics, flows, state and time.
+
+Pure stdlib, Python 2.7 and 3. Each evaluate_* returns a Result: an Ambari state and one text
+line per flow (worst first) that names the flow, the worst partition (or connector/task) and
+the value against the thresholds. Nothing here does I/O; alert_runner feeds it.
+
+Reading MM2's metrics correctly:
+- replication-latency-ms is a last-value gauge and stays forever on an idle partition; only
+  its -avg (and -max) over the stat window (2 x 30 s) says something about now. A NaN -avg
+  means no record was replicated on that partition for up to a minute: the partition is idle
+  unless its replication consumer still reports lag, then it is stalled.
+- Connect's connector/task MBeans are named by connector class only, and every herder of one
+  process has the same three connectors, so with several herders per JVM a status cannot
+  always be pinned to one flow; the texts then list the candidate flows.
+"""
+from mm2_core import metrics as m
+from mm2_core.alert_config import FlowSpec
+
+OK = "OK"
+WARNING = "WARNING"
+CRITICAL = "CRITICAL"
+UNKNOWN = "UNKNOWN"
+_RANK = {OK: 0, UNKNOWN: 1, WARNING: 2, CRITICAL: 3}
+_INF = float("inf")
+
+
+def worst(states):
+    result = OK
+    for s in states:
+        if _RANK[s] > _RANK[result]:
+            result = s
+    return result
+
+
+class Result(object):
+    def __init__(self, state, lines, state_data=None):
+        self.state = state
+        self.lines = list(lines)
+        self.state_data = state_data
+
+    @property
+    def text(self):
+        return "\n".join(self.lines)
+
+    def __repr__(self):
+        return "Result(%s, %r)" % (self.state, self.lines)
+
+
+class Thresholds(object):
+    """value >= critical -> CRITICAL, value >= warning -> WARNING (Ambari's convention)."""
+
+    def __init__(self, warning, critical, unit="", fmt=None):
+        self.warning = warning
+        self.critical = critical
+        self.unit = unit
+        self.fmt = fmt or fmt_number
+
+    def state(self, value):
+        if value is None:
+            return UNKNOWN
+        if value >= self.critical:
+            return CRITICAL
+        if value >= self.warning:
+            return WARNING
+        return OK
+
+    def show(self, value):
+        return "%s%s" % (self.fmt(value), self.unit)
+
+    def against(self, value):
+        """'>= critical 120 s' / '>= warning 30 s' / '(warning 30 s, critical 120 s)'."""
+        state = self.state(value)
+        if state == CRITICAL:
+            return ">= critical %s" % self.show(self.critical)
+        if state == WARNING:
+            return ">= warning %s (critical %s)" % (self.show(self.warning), self.show(self.critical))
+        return "(warning %s, critical %s)" % (self.show(self.warning), self.show(self.critical))
+
+
+def fmt_number(value):
+    """Up to 3 decimals, no trailing zeros: 30 -> '30', 29.9995 -> '30', 29.999 -> '29.999'."""
+    if value is None:
+        return "?"
+    if value == _INF:
+        return "inf"
+    text = "%.3f" % value
+    text = text.rstrip("0").rstrip(".")
+    return text if text != "-0" else "0"
+
+
+def fmt_int(value):
+    return "%d" % value if value == value and value not in (_INF, -_INF) else str(value)
+
+
+def _finite(v):
+    return v is not None and v == v and v != _INF and v != -_INF
+
+
+# --- flows ----------------------------------------------------------------------------------------
+class Resolver(object):
+    """Pins metric labels to a flow.
+
+    4.x (and 3.5+ with add.source.alias.to.metrics) labels carry source=; older ones only
+    target= and the target topic, so the source comes from the replication policy's prefix,
+    or from being the only flow into that target.
+    """
+
+    def __init__(self, flows):
+        self.by_name = {}
+        self.by_target = {}
+        self._cache = {}
+        for f in flows or []:
+            self.add(f)
+
+    def add(self, flow):
+        if flow.name in self.by_name:
+            return self.by_name[flow.name]
+        self.by_name[flow.name] = flow
+        self.by_target.setdefault(flow.target, []).append(flow)
+        return flow
+
+    def pair(self, source, target):
+        flow = self.by_name.get("%s->%s" % (source, target))
+        return flow if flow is not None else self.add(FlowSpec(source, target))
+
+    def flow(self, source, target, remote_topic):
+        if source:
+            return self.pair(source, target)
+        key = (target, remote_topic)
+        flow = self._cache.get(key)
+        if flow is None:
+            flow = self._guess(target, remote_topic)
+            self._cache[key] = flow
+        return flow
+
+    def _guess(self, target, topic):
+        cands = self.by_target.get(target, [])
+        owners = [f for f in cands if f.owns_remote_topic(topic) and (not f.identity or topic.endswith("heartbeats"))]
+        if owners:
+            return max(owners, key=lambda f: len(f.source))
+        identity = [f for f in cands if f.identity]
+        if len(identity) == 1:
+            return identity[0]
+        if len(cands) == 1:
+            return cands[0]
+        if not cands:
+            return self.add(FlowSpec("?", target))
+        names = sorted(f.name for f in cands)
+        ambiguous = FlowSpec("?", target)
+        ambiguous.name = "one of " + ", ".join(names)
+        return self.by_name.setdefault(ambiguous.name, ambiguous)
+
+
+def herders(snap):
+    """{(source, target): {'version': v, 'start_ms': t}} of the herders the scrape shows."""
+    found = {}
+    for labels, _ in snap.series(m.HERDER_UP):
+        found[(labels.get("source"), labels.get("target"))] = {"version": labels.get("version"), "start_ms": None}
+    for labels, value in snap.series(m.HERDER_START):
+        entry = found.setdefault((labels.get("source"), labels.get("target")), {"version": None, "start_ms": None})
+        if _finite(value):
+            entry["start_ms"] = value
+    return found
+
+
+def kafka_version(snap):
+    for labels, _ in snap.series(m.HERDER_UP):
+        if labels.get("version"):
+            return labels["version"]
+    return None
+
+
+def resolver_for(snap, flows):
+    resolver = Resolver(flows)
+    for (source, target) in herders(snap):
+        if source and target:
+            resolver.pair(source, target)
+    return resolver
+
+
+def _ordered(per_flow, expected_names):
+    """Lines of flows, worst state first, then by name; expected flows always listed."""
+    items = sorted(per_flow.items(), key=lambda kv: (-_RANK[kv[1][0]], kv[0]))
+    return [line for _, (_, line) in items]
+
+
+# --- lag ------------------------------------------------------------------------------------------
+FLOW_QUALIFIED = "flow-qualified consumer metrics (Kafka 3.5+)"
+JOINED_BY_TOPIC = "consumer metrics joined to flows by topic (before Kafka 3.5)"
+
+
+def lag_by_partition(snap, resolver):
+    """({(flow name, source topic, partition): lag}, mode, ambiguous topics).
+
+    3.5+: the replication consumer's client.id names the flow. Before: the consumers have
+    generated ids, so a consumer partition belongs to the flows that replicate a partition of
+    that source topic here (MirrorSourceConnector metrics); consumers of internal topics match
+    no flow and are ignored.
+    """
+    lags = {}
+    raw = snap.raw(m.REPLICATION_LAG)
+    if raw:
+        labels_of = snap.labels
+        for text, value in raw:
+            if not _finite(value):
+                continue
+            lab = labels_of(text)
+            flow = resolver.pair(lab.get("source"), lab.get("target"))
+            key = (flow.name, lab.get("topic"), lab.get("partition"))
+            if value > lags.get(key, -1.0):
+                lags[key] = value
+        return lags, FLOW_QUALIFIED, set()
+    raw = snap.raw(m.CONSUMER_LAG)
+    if not raw:
+        return lags, None, set()
+    owners = {}
+    labels_of = snap.labels
+    for text, _ in snap.raw(m.SOURCE_LATENCY_AVG):
+        lab = labels_of(text)
+        topic = lab.get("topic")
+        flow = resolver.flow(lab.get("source"), lab.get("target"), topic)
+        owners.setdefault((flow.upstream_topic(topic), lab.get("partition")), set()).add(flow.name)
+    ambiguous = set()
+    for text, value in raw:
+        if not _finite(value):
+            continue
+        lab = labels_of(text)
+        tp = (lab.get("topic"), lab.get("partition"))
+        names = owners.get(tp)
+        if not names:
+            continue
+        if len(names) > 1:
+            ambiguous.add(tp[0])
+        for name in names:
+            key = (name, tp[0], tp[1])
+            if value > lags.get(key, -1.0):
+                lags[key] = value
+    return lags, JOINED_BY_TOPIC, ambiguous
+
+
+# --- replication latency ----------------------------------------------------------------------------
+class _LatencyStats(object):
+    __slots__ = ("flow", "active", "idle", "stalled", "worst", "worst_tp", "stall_lag", "stall_tp")
+
+    def __init__(self, flow):
+        self.flow = flow
+        self.active = self.idle = self.stalled = 0
+        self.worst = -1.0
+        self.worst_tp = None
+        self.stall_lag = -1.0
+        self.stall_tp = None
+
+
+def evaluate_latency(snap, flows, expected_names, thresholds):
+    """Worst partition latency (windowed average, seconds) per flow; idle partitions ignored,
+    stalled ones (no record replicated in the window while lag remains) at least WARNING."""
+    resolver = resolver_for(snap, flows)
+    lags, lag_mode, _ = lag_by_partition(snap, resolver)
+    stats = {}
+    labels_of = snap.labels
+    for text, avg in snap.raw(m.SOURCE_LATENCY_AVG):
+        lab = labels_of(text)
+        topic = lab.get("topic")
+        flow = resolver.flow(lab.get("source"), lab.get("target"), topic)
+        st = stats.get(flow.name)
+        if st is None:
+            st = stats[flow.name] = _LatencyStats(flow)
+        if avg is not None and avg == avg and avg != _INF:
+            st.active += 1
+            if avg > st.worst:
+                st.worst = avg
+                st.worst_tp = (topic, lab.get("partition"))
+            continue
+        lag = lags.get((flow.name, flow.upstream_topic(topic), lab.get("partition")))
+        if lag is not None and lag > 0:
+            st.stalled += 1
+            if lag > st.stall_lag:
+                st.stall_lag = lag
+                st.stall_tp = (topic, lab.get("partition"))
+        else:
+            st.idle += 1
+    per_flow = {}
+    for name, st in stats.items():
+        counts = "%d active, %d idle, %d stalled partitions here" % (st.active, st.idle, st.stalled)
+        if st.active:
+            seconds = st.worst / 1000.0
+            state = thresholds.state(seconds)
+            line = "%s: worst partition %s-%s replication latency %s %s; averaged over the last minute; %s" % (
+                name, st.worst_tp[0], st.worst_tp[1], thresholds.show(seconds), thresholds.against(seconds), counts)
+        else:
+            state = OK
+            line = "%s: no record replicated in the last minute; %s (the stale last latency of idle " \
+                   "partitions is ignored)" % (name, counts)
+        if st.stalled:
+            state = worst([state, WARNING])
+            line += "; STALLED: %d partition(s) replicated nothing in the last minute while records wait, worst " \
+                    "%s-%s with a lag of %s records" % (st.stalled, st.stall_tp[0], st.stall_tp[1], fmt_int(st.stall_lag))
+        elif lag_mode is None and st.idle:
+            line += "; no consumer lag metrics, so idle cannot be told from stalled"
+        per_flow[name] = (state, line)
+    for name in expected_names:
+        if name not in per_flow:
+            per_flow[name] = (OK, "%s: no partition of this flow is replicated by this host (its tasks run on "
+                                  "another driver host, or it has no topic to replicate)" % name)
+    if not per_flow:
+        return Result(OK, ["No replication flow runs on this host"])
+    return Result(worst(s for s, _ in per_flow.values()), _ordered(per_flow, expected_names))
+
+
+# --- replication lag ----------------------------------------------------------------------------------
+def evaluate_lag(snap, flows, expected_names, thresholds):
+    """Worst partition lag (records the replication consumer has not fetched yet) per flow."""
+    resolver = resolver_for(snap, flows)
+    lags, mode, ambiguous = lag_by_partition(snap, resolver)
+    has_partitions = bool(snap.raw(m.SOURCE_LATENCY_AVG))
+    if mode is None:
+        if has_partitions:
+            return Result(UNKNOWN, ["This host replicates partitions but exports no consumer lag "
+                                    "(%s / %s): the exporter does not use the mpack's rules file "
+                                    "jmx_exporter_mm2.yaml" % (m.REPLICATION_LAG, m.CONSUMER_LAG)])
+        lines = ["%s: no partition of this flow is replicated by this host" % n for n in sorted(expected_names)]
+        return Result(OK, lines or ["No replication flow runs on this host"])
+    per = {}
+    for (name, topic, partition), lag in lags.items():
+        entry = per.get(name)
+        if entry is None:
+            entry = per[name] = [0, 0.0, -1.0, None]
+        entry[0] += 1
+        entry[1] += lag
+        if lag > entry[2]:
+            entry[2] = lag
+            entry[3] = (topic, partition)
+    per_flow = {}
+    for name, (count, total, top, tp) in per.items():
+        flow = resolver.by_name.get(name)
+        remote = flow.remote_topic(tp[0]) if flow is not None and flow.source != "?" else None
+        where = "%s-%s" % tp + (" (%s on the target)" % remote if remote and remote != tp[0] else "")
+        state = thresholds.state(top)
+        line = "%s: worst partition %s lag %s %s; %d partitions here, %s records behind in total; %s" % (
+            name, where, thresholds.show(top), thresholds.against(top), count, fmt_int(total), mode)
+        per_flow[name] = (state, line)
+    for name in expected_names:
+        if name not in per_flow:
+            per_flow[name] = (OK, "%s: no partition of this flow is replicated by this host" % name)
+    lines = _ordered(per_flow, expected_names)
+    if ambiguous:
+        lines.append("Source topic(s) %s are replicated by several flows in this process; before Kafka 3.5 "
+                     "their lag cannot be told apart and counts for each" % ", ".join(sorted(ambiguous)[:5]))
+    if not per_flow:
+        return Result(OK, ["No replication flow runs on this host"])
+    return Result(worst(s for s, _ in per_flow.values()), lines)
+
+
+# --- connectors and tasks ----------------------------------------------------------------------------
+CONNECTORS = ("MirrorSourceConnector", "MirrorCheckpointConnector", "MirrorHeartbeatConnector")
+_DEGRADED = ("unassigned", "restarting", "paused", "stopped")
+
+
+def _candidates(connector, here, enabled):
+    """Flows a connector/task of this process may belong to."""
+    if connector == "MirrorHeartbeatConnector":
+        names = here
+    else:
+        names = [n for n in here if n in enabled] or here
+    return sorted(names)
+
+
+def _who(connector, task, here, enabled):
+    names = _candidates(connector, here, enabled)
+    what = connector if task is None else "%s task %s" % (connector, task)
+    if len(names) == 1:
+        return "%s: %s" % (names[0], what)
+    if not names:
+        return what
+    return "%s (one of %s: connector names repeat in every herder of this process)" % (what, ", ".join(names))
+
+
+def evaluate_tasks(snap, flows, thresholds):
+    """FAILED connectors/tasks (count against the thresholds); other non-running states WARNING."""
+    here = sorted("%s->%s" % k for k in herders(snap) if k[0] and k[1])
+    enabled = set(f.name for f in flows or [])
+    failed = []
+    degraded = []
+    running = 0
+    for labels, value in snap.series(m.CONNECTOR_STATUS):
+        if value != 1:
+            continue
+        status = labels.get("status", "")
+        who = _who(labels.get("connector", "?"), None, here, enabled)
+        if status == "failed":
+            failed.append(who)
+        elif status in _DEGRADED:
+            degraded.append("%s is %s" % (who, status.upper()))
+        else:
+            running += 1
+    for labels, value in snap.series(m.TASK_STATUS):
+        if value != 1:
+            continue
+        status = labels.get("status", "")
+        who = _who(labels.get("connector", "?"), labels.get("task", "?"), here, enabled)
+        if status == "failed":
+            failed.append(who)
+        elif status in _DEGRADED:
+            degraded.append("%s is %s" % (who, status.upper()))
+        else:
+            running += 1
+    lines = []
+    if failed:
+        state = thresholds.state(len(failed))
+        if state == OK:
+            state = WARNING
+        lines.append("%d FAILED %s: %s (see mirrormaker.log for the stack trace; restart MM2 or the task)"
+                     % (len(failed), thresholds.against(len(failed)), "; ".join(sorted(failed))))
+    else:
+        state = OK
+    if degraded:
+        state = worst([state, WARNING])
+        lines.append("Not running: " + "; ".join(sorted(degraded)))
+    if not failed and not degraded:
+        if running:
+            lines.append("All %d connectors/tasks on this host are RUNNING (herders: %s)" % (running, ", ".join(here) or "none"))
+        else:
+            lines.append("No MM2 connector or task runs on this host yet (herders: %s); tasks may be assigned "
+                         "to other driver hosts" % (", ".join(here) or "none"))
+    return Result(state, lines)
+
+
+# --- heartbeats --------------------------------------------------------------------------------------
+def heartbeat_samples(snap):
+    """{(source label or None, target, topic): (record count, latency avg)} of heartbeat partitions."""
+    found = {}
+    labels_of = snap.labels
+    avgs = {}
+    for text, value in snap.raw(m.SOURCE_LATENCY_AVG):
+        if "heartbeats" in text:
+            avgs[text] = value
+    for text, count in snap.raw(m.SOURCE_RECORD_COUNT):
+        if "heartbeats" not in text:
+            continue
+        lab = labels_of(text)
+        topic = lab.get("topic", "")
+        if not topic.endswith("heartbeats") or lab.get("partition") != "0":
+            continue
+        found[(lab.get("source") or None, lab.get("target"), topic)] = (count, avgs.get(text))
+    return found
+
+
+def _find_heartbeat(flow, views):
+    """(host, count, avg) of the flow's heartbeat partition on the first view that has it."""
+    topic = flow.heartbeat_topic
+    for host, samples in views:
+        for source in (flow.source, None):
+            hit = samples.get((source, flow.target, topic))
+            if hit is not None:
+                return host, hit[0], hit[1]
+    return None
+
+
+def evaluate_heartbeats(flows_here, views, herder_map, errors, now, state, thresholds, own_targets,
+                        all_hosts_read):
+    """Heartbeat gap per flow served by this host: seconds since the count of <source>.heartbeats
+    replicated into the target last went up (observed at each run; state keeps the last time).
+
+    views: [(host, heartbeat_samples)] with this host first; herder_map: {(source, target):
+    {'start_ms'...}} over every host read; errors: {host: why it could not be read}.
+    """
+    new_state = {}
+    per_flow = {}
+    for flow in flows_here:
+        if not flow.heartbeats:
+            per_flow[flow.name] = (OK, "%s: heartbeats are disabled (emit.heartbeats.enabled or "
+                                       "heartbeats.replication.enabled is false), so this flow is not "
+                                       "checked" % flow.name)
+            continue
+        prev = state.get(flow.name) or {}
+        st = dict(prev)
+        hit = _find_heartbeat(flow, views)
+        emitters = sorted("%s->%s" % k for k in herder_map if k[1] == flow.source)
+        topic = flow.heartbeat_topic
+        if hit is not None:
+            host, count, avg = hit
+            count = count if _finite(count) else 0.0
+            recent = _finite(avg)
+            if prev.get("host") == host and prev.get("count") is not None:
+                before = prev["count"]
+                if count > before or (count < before and count > 0):
+                    st["advanced_at"] = now
+            else:
+                st["first_seen"] = now - (0.0 if recent else m.STAT_WINDOW_SECONDS)
+                if recent:
+                    st["advanced_at"] = now
+            st["host"] = host
+            st["count"] = count
+            st.pop("missing_since", None)
+            last = st.get("advanced_at")
+            if last is not None:
+                gap = max(0.0, now - last)
+                seen = "last heartbeat from %s seen on %s %s s ago" % (flow.source, flow.target, fmt_number(gap))
+            else:
+                gap = max(0.0, now - st.get("first_seen", now))
+                seen = ("no heartbeat has arrived since the replication task started" if count == 0
+                        else "no new heartbeat since the alert started watching")
+            where = "%s-0 on %s" % (topic, host)
+            state_now = thresholds.state(gap)
+            line = "%s: heartbeat gap %s %s; %s; %s" % (
+                flow.name, thresholds.show(gap), thresholds.against(gap), seen, where)
+        else:
+            if errors:
+                per_flow[flow.name] = (UNKNOWN, "%s: %s-0 is not replicated by the driver hosts read, and %s "
+                                                "could not be read: %s" % (
+                                           flow.name, topic, ", ".join(sorted(errors)),
+                                           "; ".join("%s: %s" % kv for kv in sorted(errors.items()))))
+                new_state[flow.name] = prev
+                continue
+            herder = herder_map.get((flow.source, flow.target))
+            since = prev.get("advanced_at")
+            if since is None and herder and herder.get("start_ms"):
+                since = herder["start_ms"] / 1000.0
+            if since is None:
+                since = prev.get("missing_since", now)
+            st = {"missing_since": prev.get("missing_since", now)}
+            if prev.get("advanced_at") is not None:
+                st["advanced_at"] = prev["advanced_at"]
+            if herder is None:
+                gap = _INF
+                why = "no driver host runs the %s herder (check the tasks and process alerts)" % flow.name
+            else:
+                gap = max(0.0, now - since)
+                why = "no heartbeat ever: no driver host replicates %s into %s" % (topic, flow.target)
+            state_now = thresholds.state(gap)
+            line = "%s: heartbeat gap %s %s; %s" % (flow.name, thresholds.show(gap), thresholds.against(gap), why)
+        if state_now != OK:
+            if not emitters and all_hosts_read:
+                line += (". No driver host runs a herder into %s, so nothing writes heartbeats into %s's "
+                         "heartbeats topic and %s on %s cannot advance (the --clusters pitfall): add %s to "
+                         "kafka-mm2-driver/target.clusters of at least one driver host (config group) or leave "
+                         "it empty there" % (flow.source, flow.source, topic, flow.target, flow.source))
+                if own_targets and flow.source not in own_targets:
+                    line += "; this host serves only %s" % ", ".join(own_targets)
+            elif not emitters:
+                line += (". No herder into %s on the hosts read; hosts not read may run one" % flow.source)
+            elif emitters:
+                line += ". Heartbeats are emitted into %s by %s: check that %s->%s replicates (tasks alert, " \
+                        "topics.exclude must not exclude 'heartbeats')" % (flow.source, ", ".join(emitters),
+                                                                           flow.source, flow.target)
+        per_flow[flow.name] = (state_now, line)
+        new_state[flow.name] = st
+    if not per_flow:
+        served = ", ".join(own_targets) if own_targets else "all clusters"
+        return Result(OK, ["This host serves %s and runs no replication flow into it; heartbeats of other flows "
+                           "are checked on the hosts serving their targets" % served], new_state)
+    return Result(worst(s for s, _ in per_flow.values()), _ordered(per_flow, ()), new_state)
+
+
+# --- checkpoints / consumer offset sync ----------------------------------------------------------------
+def _checkpoint_task_failed(snap, flow_name, here):
+    for labels, value in snap.series(m.TASK_STATUS):
+        if value == 1 and labels.get("connector") == "MirrorCheckpointConnector" and labels.get("status") == "failed":
+            return True
+    return False
+
+
+def evaluate_checkpoints(snap, flows_here, now, state, thresholds):
+    """Age of the last checkpoint emitted per flow with consumer offset sync on.
+
+    MM2 emits a checkpoint only when a group's committed offset moved, so silence is a fault
+    only while records keep being replicated; without local replication the alert cannot tell
+    an idle group from a stuck checkpoint task and stays at WARNING at most.
+    """
+    resolver = resolver_for(snap, flows_here)
+    here = sorted("%s->%s" % k for k in herders(snap) if k[0] and k[1])
+    sync_flows = [f for f in flows_here if f.sync_group_offsets and f.emit_checkpoints]
+    if not sync_flows:
+        return Result(OK, ["Consumer offset sync is off for every flow served here "
+                           "(sync.group.offsets.enabled): checkpoints are not checked"], dict(state))
+    last = {}
+    windowed = {}
+    worst_max = {}
+    for labels, value in snap.series(m.CHECKPOINT_LATENCY):
+        key = "%s->%s" % (labels.get("source"), labels.get("target"))
+        entry = last.setdefault(key, [0, 0.0])
+        entry[0] += 1
+        entry[1] += value if _finite(value) else 0.0
+    for labels, value in snap.series(m.CHECKPOINT_LATENCY_AVG):
+        key = "%s->%s" % (labels.get("source"), labels.get("target"))
+        windowed[key] = windowed.get(key, False) or _finite(value)
+    for labels, value in snap.series(m.CHECKPOINT_LATENCY_MAX):
+        key = "%s->%s" % (labels.get("source"), labels.get("target"))
+        if _finite(value) and value > worst_max.get(key, (-1.0,))[0]:
+            worst_max[key] = (value, labels.get("group"), labels.get("topic"), labels.get("partition"))
+    records = {}
+    labels_of = snap.labels
+    for text, count in snap.raw(m.SOURCE_RECORD_COUNT):
+        lab = labels_of(text)
+        if lab.get("topic", "").endswith("heartbeats"):
+            continue  # heartbeats flow even when every consumer group is idle
+        flow = resolver.flow(lab.get("source"), lab.get("target"), lab.get("topic"))
+        records[flow.name] = records.get(flow.name, 0.0) + (count if _finite(count) else 0.0)
+    new_state = {}
+    per_flow = {}
+    for flow in sync_flows:
+        name = flow.name
+        prev = state.get(name) or {}
+        st = dict(prev)
+        failed = _checkpoint_task_failed(snap, name, here)
+        sig = last.get(name)
+        if not sig:
+            if failed:
+                per_flow[name] = (CRITICAL, "%s: MirrorCheckpointConnector task FAILED on this host and no checkpoint "
+                                            "was emitted: consumer offsets are not synced" % name)
+            else:
+                per_flow[name] = (OK, "%s: no checkpoint emitted by this host yet (no consumer group matched "
+                                      "groups/groups.exclude or committed since the start, or the checkpoint task "
+                                      "runs on another driver host)" % name)
+            new_state[name] = st
+            continue
+        rec = records.get(name)
+        active = windowed.get(name, False) or (prev.get("sig") is not None and list(prev["sig"]) != list(sig))
+        if active or "cp_at" not in prev:
+            st["cp_at"] = now if active else now - m.STAT_WINDOW_SECONDS
+            st["records_at_cp"] = rec
+        st["sig"] = list(sig)
+        age = max(0.0, now - st["cp_at"])
+        moved = None
+        if rec is not None and st.get("records_at_cp") is not None:
+            moved = rec - st["records_at_cp"]
+        top = worst_max.get(name)
+        detail = ("worst checkpoint write latency %s ms for group %s on %s-%s" % (fmt_number(top[0]), top[1], top[2], top[3])
+                  if top else "no checkpoint in the last minute")
+        state_now = thresholds.state(age)
+        if state_now == OK:
+            why = "checkpoints flowing"
+        elif moved is None:
+            state_now = WARNING
+            why = ("at most WARNING: this host replicates no partition of %s, so an idle consumer group cannot "
+                   "be told from a stuck checkpoint task" % name)
+        elif moved > 0:
+            why = ("%s records were replicated since, so either the source consumer groups stopped committing or "
+                   "checkpointing is stuck (check groups/groups.exclude and the MirrorCheckpointConnector log)"
+                   % fmt_int(moved))
+        else:
+            state_now = OK
+            why = "no record was replicated since either, so the groups are idle (MM2 checkpoints only moved offsets)"
+        if failed:
+            state_now = CRITICAL
+            why = "MirrorCheckpointConnector task FAILED on this host; " + why
+        line = "%s: last checkpoint %s ago %s; %s; %d group partitions checkpointed here; %s" % (
+            name, thresholds.show(age), thresholds.against(age), why, sig[0], detail)
+        per_flow[name] = (state_now, line)
+        new_state[name] = st
+    return Result(worst(s for s, _ in per_flow.values()), _ordered(per_flow, ()), new_state)
