@@ -15,6 +15,9 @@ _CATALOG_SECRETS = frozenset(schema.secret_properties())
 _SECRET_LINE = re.compile(
     r"""^(\s*(?:-\s+)?["']?([^\s"':=]*(?:password|passwd|jaas\.config)[^\s"':=]*)["']?\s*[:=]\s*)(.*)$""",
     re.IGNORECASE)
+# name=value / name: value anywhere in free text (task output, error messages): the value is masked.
+_SECRET_INLINE = re.compile(
+    r"""((?:[\w.\-]*(?:password|passwd))["']?\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;]+)""", re.IGNORECASE)
 _SECRET_REF = re.compile(r"^SECRET:[^:]+:\d+:[^:]+$")
 
 
@@ -61,8 +64,15 @@ def mask_text(text):
             else:
                 out.append(match.group(1) + MASK)
         else:
-            out.append(line)
+            out.append(_SECRET_INLINE.sub(_mask_inline, line))
     return "\n".join(out)
+
+
+def _mask_inline(match):
+    value = match.group(2)
+    if is_secret_ref(value.strip("\"'")) or value in ("(empty)",):
+        return match.group(0)
+    return match.group(1) + MASK
 
 
 def mask_body(body):

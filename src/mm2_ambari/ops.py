@@ -7,7 +7,7 @@ still happen (they are needed to plan), the changes are printed instead of sent.
 import json
 import time
 
-from mm2_core import names
+from mm2_core import advice, names
 from mm2_ambari import configplan, masking
 from mm2_ambari.configplan import ConfigState, StackDefaults
 from mm2_ambari.errors import AmbariHttpError, BadInput, OperationFailed
@@ -81,6 +81,23 @@ def read_config(ctx, config_type, tag):
 def read_current_configs(ctx, desired):
     return dict((t, read_config(ctx, t, desired[t]["tag"])) for t in sorted(desired)
                 if t in names.OWN_CONFIG_TYPES)
+
+
+def read_local_kafka(ctx, desired):
+    """This cluster's own Kafka as the service advisor describes it for the validator (broker count,
+    listeners), or None when the cluster has no KAFKA_BROKER."""
+    body = ctx.client.get("%s/host_components?HostRoles/component_name=%s&fields=HostRoles/host_name"
+                          % (ctx.c, names.KAFKA_BROKER))
+    brokers = sorted(set((item.get("HostRoles") or {}).get("host_name") for item in body.get("items", [])))
+    if not brokers:
+        return None
+
+    def props(config_type):
+        return read_config(ctx, config_type, desired[config_type]["tag"]).properties if config_type in desired else {}
+    security = str(props("cluster-env").get("security_enabled", "false")).strip().lower() == "true"
+    ranger = str(props("ranger-kafka-plugin-properties").get("ranger-kafka-plugin-enabled", "")).strip().lower()
+    return advice.describe_local_kafka(brokers, props("kafka-broker"), props("kafka-env"),
+                                       security_enabled=security, ranger_kafka_enabled=ranger == "yes")
 
 
 def read_stack_defaults(ctx, stack):
@@ -193,11 +210,11 @@ def _clean_version(text):
     return out.strip(".")
 
 
-def validate(ctx, df, changes, version):
+def validate(ctx, df, changes, version, local_kafka=None):
     """Run the core validator (the one the agent and the advisor use) on the configurations to send."""
     from mm2_core import topology  # the pure core shared with the agent
     configurations = dict((ch.type, dict(ch.properties)) for ch in changes)
-    problems = topology.validate(configurations, version)
+    problems = topology.validate(configurations, version, local_kafka)
     if problems:
         raise BadInput("%s: the configuration is invalid for Kafka %s" % (df.path, version),
                        [_problem_text(df, p) for p in problems])
@@ -323,7 +340,7 @@ def plan_configs(ctx, df, opts, cluster, stack):
     env = next(ch for ch in changes if ch.type == names.ENV).properties
     version = kafka_version(ctx, opts.kafka_version or df.kafka_version or env.get("kafka_version_override"),
                             cluster["stack"])
-    validate(ctx, df, changes, version)
+    validate(ctx, df, changes, version, read_local_kafka(ctx, cluster["desired"]))
     note = opts.note or df.note or "mm2-ambari %s %s" % (opts.command, df.path.rsplit("/", 1)[-1])
     return changes, note
 

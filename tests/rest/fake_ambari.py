@@ -163,6 +163,14 @@ class FakeAmbari(object):
             return []
         return [hr for comp in svc["components"].values() for hr in comp.values()]
 
+    def add_kafka(self, hosts, kafka_broker=None):
+        """A local KAFKA service with brokers (what the advisor and the validator look at)."""
+        self.services["KAFKA"] = {"state": "STARTED", "components": {names.KAFKA_BROKER: dict(
+            (h, {"cluster_name": self.cluster, "service_name": "KAFKA", "component_name": names.KAFKA_BROKER,
+                 "host_name": h, "state": "STARTED", "desired_state": "STARTED", "stale_configs": False,
+                 "maintenance_state": "OFF"}) for h in hosts)}}
+        self._create_config("kafka-broker", "version1", kafka_broker or {"listeners": "PLAINTEXT://localhost:6667"}, {})
+
     def desired_properties(self, config_type):
         tag = self.desired[config_type]
         return self.configs[config_type][tag]["properties"]
@@ -653,7 +661,8 @@ class Routes(object):
         terms = _predicate(query)
         items = [{"href": "%s/api/v1/clusters/%s/hosts/%s/host_components/%s" % (
             self.f.url, self.f.cluster, hr["host_name"], hr["component_name"]), "HostRoles": dict(hr)}
-            for hr in self.f.hostroles() if _matches(hr, "HostRoles", terms)]
+            for svc in self.f.services.values() for comp in svc["components"].values() for hr in comp.values()
+            if _matches(hr, "HostRoles", terms)]
         return 200, {"items": items}
 
     def _state_request(self, hostroles, state, context):

@@ -216,3 +216,34 @@ def with_configurations(tmp_path, extra, name="deploy-extra.yaml"):
     path = tmp_path / name
     path.write_text(text.rstrip("\n") + "\n" + extra.strip("\n") + "\n")
     return str(path)
+
+
+def test_the_validator_sees_this_clusters_kafka_brokers(cli, fake, monkeypatch):
+    from mm2_core import topology
+    seen = []
+    real = topology.validate
+
+    def spy(configurations, kafka_version, local_kafka=None):
+        seen.append((kafka_version, local_kafka))
+        return real(configurations, kafka_version, local_kafka)
+    monkeypatch.setattr(topology, "validate", spy)
+    fake.add_kafka(["kafka-1.example.com", "mm2-1.example.com"],
+                   {"listeners": "PLAINTEXT://localhost:6667", "port": "6667"})
+    assert deploy(cli, fake).code == 0
+    [(version, local)] = seen
+    assert version == "3.7.1"
+    assert local["broker_count"] == 2
+    assert local["bootstrap.servers"] == "kafka-1.example.com:6667,mm2-1.example.com:6667"
+
+
+def test_kafka_version_comes_from_the_stack_when_the_file_has_none(cli, fake, tmp_path):
+    path = tmp_path / "noversion.yaml"
+    path.write_text(open(TOPOLOGY).read().replace('  kafka_version: "3.7.1"\n', ""))
+    fake.stack_kafka_version = "2.0.0.3.1"
+    old = deploy(cli, fake, path=str(path))
+    assert old.code == 2
+    assert "has Kafka 2.0.0.3.1, which has no MirrorMaker 2 (2.4+ needed)" in old.err
+    assert "set deployment.kafka_version" in old.err
+    assert deploy(cli, fake, "--kafka-version", "3.7.1", "--dry-run", path=str(path)).code == 0
+    fake.stack_kafka_version = "2.8.1-1"
+    assert deploy(cli, fake, path=str(path)).code == 0
