@@ -1,0 +1,127 @@
+"""A real HTTP(S) server on 127.0.0.1 serving exporter text, for the alert tests (Python 2.7 and 3).
+
+It behaves like the exporter's HTTP server where the alerts care: GET /metrics, the name[]
+filter of the Prometheus client libraries (can be turned off), optional Basic auth and TLS,
+and it can be made slow (answers after a delay) to test the alerts' timeouts.
+"""
+import base64
+import ssl
+import threading
+
+try:  # Python 3
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+    from socketserver import ThreadingMixIn
+    from urllib.parse import urlparse, parse_qs
+except ImportError:  # Python 2.7
+    from BaseHTTPServer import BaseHTTPRequestHandler, HTTPServer
+    from SocketServer import ThreadingMixIn
+    from urlparse import urlparse, parse_qs
+
+
+def filter_families(text, names):
+    """Keep only the families in names (what client_java's name[] filter returns)."""
+    keep = set(names)
+    out = []
+    current = None
+    for line in text.split("\n"):
+        if line.startswith("# HELP ") or line.startswith("# TYPE "):
+            current = line.split(" ", 3)[2]
+        elif line and not line.startswith("#"):
+            brace = line.find("{")
+            current = line[:brace] if brace >= 0 else line.split(" ", 1)[0]
+        if current in keep and line:
+            out.append(line)
+    return "\n".join(out) + ("\n" if out else "")
+
+
+class _Server(ThreadingMixIn, HTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    allow_reuse_address = True
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.0"
+
+    def log_message(self, *args):  # keep test output clean
+        pass
+
+    def do_GET(self):
+        owner = self.server.owner
+        owner.requests.append((self.path, dict(self.headers.items())))
+        if owner.delay:
+            owner.release.wait(owner.delay)
+        if owner.auth:
+            expected = "Basic " + base64.b64encode(("%s:%s" % owner.auth).encode("utf-8")).decode("ascii")
+            if self.headers.get("Authorization") != expected:
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", 'Basic realm="/"')
+                self.end_headers()
+                return
+        url = urlparse(self.path)
+        if url.path != "/metrics":
+            self.send_response(404)
+            self.end_headers()
+            return
+        body = owner.payload
+        names = parse_qs(url.query).get("name[]")
+        if names and owner.honor_names:
+            body = filter_families(body, names)
+        data = body.encode("utf-8") if not isinstance(body, bytes) else body
+        self.send_response(owner.status)
+        self.send_header("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+class MetricsServer(object):
+    def __init__(self, payload="", delay=0.0, honor_names=True, auth=None, tls=None, status=200):
+        self.payload = payload
+        self.delay = delay
+        self.honor_names = honor_names
+        self.auth = auth          # (user, password)
+        self.tls = tls            # (certfile, keyfile)
+        self.status = status
+        self.requests = []
+        self.release = threading.Event()
+        self._server = None
+        self._thread = None
+
+    def start(self):
+        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server.owner = self
+        if self.tls:
+            if hasattr(ssl, "PROTOCOL_TLS_SERVER"):
+                ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            else:
+                ctx = ssl.SSLContext(ssl.PROTOCOL_SSLv23)
+            ctx.load_cert_chain(*self.tls)
+            self._server.socket = ctx.wrap_socket(self._server.socket, server_side=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05})
+        self._thread.daemon = True
+        self._thread.start()
+        return self
+
+    @property
+    def port(self):
+        return self._server.server_address[1]
+
+    def stop(self):
+        self.release.set()   # wake a handler that is "slow" on purpose
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(5)
+        self._server = None
+
+
+def free_port():
+    """A port nothing listens on (bound, then released)."""
+    import socket
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
