@@ -92,12 +92,19 @@ def _which(program):
     return None
 
 
-def _jdk_verdicts(patterns, tmpdir):
+@pytest.fixture(scope="module")
+def jdk(tmp_path_factory):
+    """Directory with the compiled RegexCheck class (compiled once per module)."""
     if not (_which("javac") and _which("java")):
         pytest.skip("no JDK (javac/java) on PATH")
-    shutil.copy(os.path.join(HERE, "RegexCheck.java"), tmpdir)
-    subprocess.check_call(["javac", "-d", tmpdir, os.path.join(tmpdir, "RegexCheck.java")])
-    proc = subprocess.Popen(["java", "-cp", tmpdir, "RegexCheck"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    classes = str(tmp_path_factory.mktemp("regexcheck"))
+    shutil.copy(os.path.join(HERE, "RegexCheck.java"), classes)
+    subprocess.check_call(["javac", "-d", classes, os.path.join(classes, "RegexCheck.java")])
+    return classes
+
+
+def _jdk_verdicts(patterns, classes):
+    proc = subprocess.Popen(["java", "-cp", classes, "RegexCheck"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     out = proc.communicate(u"\n".join(patterns).encode("utf-8") + b"\n")[0].decode("utf-8")
     assert proc.returncode == 0
     lines = out.splitlines()
@@ -110,16 +117,16 @@ def _generated(count, seed):
     return [u"".join(rnd.choice(TOKENS) for _ in range(rnd.randint(1, 10))) for _ in range(count)]
 
 
-def test_curated_expectations_are_the_jdks(tmp_path):
+def test_curated_expectations_are_the_jdks(jdk):
     patterns = VALID + [p for p, _ in INVALID]
-    verdicts = _jdk_verdicts(patterns, str(tmp_path))
+    verdicts = _jdk_verdicts(patterns, jdk)
     wrong = [p for p, ok in zip(patterns, verdicts) if ok != (p in VALID)]
     assert wrong == []
 
 
-def test_generated_patterns_get_the_jdks_verdict(tmp_path):
+def test_generated_patterns_get_the_jdks_verdict(jdk):
     patterns = [p for p in _generated(4000, 20240) if u"\n" not in p]
-    verdicts = _jdk_verdicts(patterns, str(tmp_path))
+    verdicts = _jdk_verdicts(patterns, jdk)
     disagreements = [(p, ok) for p, ok in zip(patterns, verdicts) if ok != (java_regex_error(p) is None)]
     assert disagreements == []
     assert 0.1 < sum(verdicts) / float(len(verdicts)) < 0.9  # the corpus exercises both verdicts

@@ -63,15 +63,15 @@ def _import_core():
     scripts = os.path.join(SCRIPT_DIR, "package", "scripts")
     sys.path.insert(0, scripts)
     try:
-        from mm2_core import advice, names
-        return advice, names
+        from mm2_core import advice, names, placement, versions
+        return advice, names, placement, versions
     finally:
         if scripts in sys.path:
             sys.path.remove(scripts)
 
 
 service_advisor = _load_parent()
-advice, names = _import_core()
+advice, names, placement, versions = _import_core()
 
 
 def _properties(configurations, config_type):
@@ -181,12 +181,71 @@ class KAFKA_MIRRORMAKER2100ServiceAdvisor(service_advisor.ServiceAdvisor):
         # and skips types the recommendations did not touch.
         current = self._current(services)
         current.update(_plain(configurations))
-        return self.toConfigurationValidationProblems([], names.CLUSTERS)
+        version, origin = advice.kafka_version_for_validation(current.get(names.ENV),
+                                                              self._stack_kafka_version(services))
+        problems = self._placement_problems(services, current, version)
+        return self._to_items(problems, version, origin)
+
+    def _placement_problems(self, services, current, version):
+        """The --clusters heartbeat pitfall, targets nobody serves and KAFKA-9981 (placement rules)."""
+        drivers = self.getHostsForComponent(services, names.SERVICE, names.COMPONENT)
+        model = advice.simple_flows(current)
+        if not drivers or model is None:
+            return []
+        aliases, flows = model
+        groups = []
+        for group in (services or {}).get("config-groups") or []:
+            props = _properties(group.get("configurations"), names.DRIVER)
+            if "target.clusters" in props:
+                groups.append((group.get("hosts") or [], props["target.clusters"]))
+        targets = advice.host_targets(drivers, (current.get(names.DRIVER) or {}).get("target.clusters"), groups)
+        try:
+            version_key = versions.KafkaVersion.parse(version).key
+        except ValueError:
+            return []  # the version override itself is reported by the core validator
+        findings = placement.check_placement(aliases, flows, targets, version_key,
+                                             heartbeats_enabled=advice.heartbeats_enabled(current))
+        return [(f.config_type, f.property, f.level, f.message) for f in findings]
+
+    def _to_items(self, problems, version, origin):
+        """[(config type, property, level, message)] -> Ambari validation items, grouped by type."""
+        by_type = {}
+        for config_type, name, level, message in problems:
+            if version in message and origin.startswith("assumed"):
+                message = "%s (Kafka %s is assumed: set %s/kafka_version_override to the version MM2 runs)" % (
+                    message, version, names.ENV)
+            item = self.getErrorItem(message) if level == "ERROR" else self.getWarnItem(message)
+            by_type.setdefault(config_type or names.CLUSTERS, []).append(
+                {"config-name": name or "topology.mode", "item": item})
+        items = []
+        for config_type in sorted(by_type):
+            items.extend(self.toConfigurationValidationProblems(by_type[config_type], config_type))
+        return items
 
     # --- layout ---------------------------------------------------------------------------------
 
     def _layout_items(self, services, hosts):
-        return self.getServiceComponentCardinalityValidations(services, hosts, names.SERVICE)
+        items = self.getServiceComponentCardinalityValidations(services, hosts, names.SERVICE)
+        drivers = self.getHostsForComponent(services, names.SERVICE, names.COMPONENT)
+        if len(drivers) > 1:
+            current = self._current(services)
+            version, origin = advice.kafka_version_for_validation(current.get(names.ENV),
+                                                                  self._stack_kafka_version(services))
+            try:
+                too_old = not versions.supports(version, versions.MULTI_NODE)
+            except ValueError:
+                too_old = False
+            if too_old:
+                # Config groups (per-host target clusters) come after host assignment, so only warn here.
+                items.append({
+                    "type": "host-component", "level": "WARN", "component-name": names.COMPONENT,
+                    "message": "%d %s hosts with Kafka %s (%s): before Kafka %s several drivers must not "
+                               "serve the same target cluster (KAFKA-9981: new topics and config changes "
+                               "are not replicated). Give each host its own %s/target.clusters through "
+                               "config groups, or keep one driver host." % (
+                                   len(drivers), names.COMPONENT_DISPLAY_NAME, version, origin,
+                                   versions.feature_first(versions.MULTI_NODE), names.DRIVER)})
+        return items
 
 
 assert KAFKA_MIRRORMAKER2100ServiceAdvisor.__name__ == names.ADVISOR_CLASS

@@ -7,7 +7,7 @@ Ambari's data structures, so the rules are tested directly. Stdlib only, Python 
 """
 import re
 
-from mm2_core import names, schema
+from mm2_core import names, placement, schema, versions
 
 CLUSTERS = names.CLUSTERS
 REPLICATION = names.REPLICATION
@@ -304,14 +304,53 @@ def recommend(current, local_kafka=None, cluster_name=None):
     return out
 
 
+# --- driver placement ----------------------------------------------------------------------------
+
+def host_targets(driver_hosts, default_targets, config_groups=()):
+    """{host: [aliases]} each driver host serves ([]: all), config groups overriding the default.
+
+    config_groups: [(hosts, target.clusters value)] of the groups that set kafka-mm2-driver/target.clusters.
+    """
+    result = dict((host, placement.parse_targets(default_targets)) for host in driver_hosts)
+    for hosts, value in config_groups:
+        for host in hosts:
+            if host in result:
+                result[host] = placement.parse_targets(value)
+    return result
+
+
+def simple_flows(current):
+    """(aliases, enabled flows) of simple mode; None in advanced mode or without both aliases."""
+    clusters = current.get(CLUSTERS) or {}
+    if (clusters.get("topology.mode") or "simple").strip() != "simple":
+        return None
+    source = (clusters.get("source.alias") or "").strip()
+    target = (clusters.get("target.alias") or "").strip()
+    if not source or not target or source == target:
+        return None
+    flows = [(source, target)]
+    if ((current.get(REPLICATION) or {}).get("direction") or "").strip() == "active-active":
+        flows.append((target, source))
+    return [source, target], flows
+
+
+def heartbeats_enabled(current):
+    """False when emit.heartbeats.enabled=false is passed through kafka-mm2-custom."""
+    value = (current.get(names.CUSTOM) or {}).get("emit.heartbeats.enabled", "true")
+    return (value or "true").strip().lower() != "false"
+
+
 # --- which Kafka version to validate for -------------------------------------------------------
 
-ASSUMED_KAFKA_VERSION = "3.7.1"
+# A current 3.x release, named in the messages so the operator knows to set the override.
+ASSUMED_KAFKA_VERSION = dict(versions.SUPPORTED_LINES)["3.7"]
 
 
-def _version_tuple(value):
-    numbers = re.findall(r"\d+", (value or "").split("-")[0])
-    return tuple(int(n) for n in numbers[:3]) if len(numbers) >= 2 else None
+def _parse_version(value):
+    try:
+        return versions.KafkaVersion.parse(value) if (value or "").strip() else None
+    except ValueError:
+        return None
 
 
 def tarball_version(location):
@@ -327,19 +366,19 @@ def kafka_version_for_validation(env, stack_kafka_version=None):
     cannot look at hosts, so it guesses in this order:
     1. kafka-mm2-env/kafka_version_override (the operator said so);
     2. the stack's KAFKA service version, when MM2 runs from the stack's Kafka (install source
-       'stack', or 'auto' with a stack Kafka of 2.4 or newer, the first with MM2);
+       'stack', or 'auto' with a stack Kafka that has MM2, i.e. versions.MIN_VERSION or newer);
     3. the version in the tarball file name or Kafka home directory name (kafka_2.13-3.7.1);
-    4. ASSUMED_KAFKA_VERSION, a current 3.x line that the messages name so the operator can set
-       the override when the guess is wrong.
+    4. ASSUMED_KAFKA_VERSION, a current 3.x release that the messages name so the operator can
+       set the override when the guess is wrong.
     """
     env = env or {}
     override = (env.get("kafka_version_override") or "").strip()
     if override:
         return override, names.ENV + "/kafka_version_override"
     source = (env.get("kafka_install_source") or "auto").strip()
-    stack = _version_tuple(stack_kafka_version)
-    if stack and (source == "stack" or (source == "auto" and stack >= (2, 4))):
-        return ".".join(str(n) for n in stack), "the stack's KAFKA service version"
+    stack = _parse_version(stack_kafka_version)
+    if stack is not None and (source == "stack" or (source == "auto" and stack >= versions.MIN_VERSION)):
+        return "%d.%d.%d" % stack.key, "the stack's KAFKA service version"
     for name in ("kafka_tarball_url", "kafka_home"):
         if source in ("auto", "tarball", "path"):
             found = tarball_version(env.get(name))

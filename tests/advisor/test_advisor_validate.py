@@ -1,0 +1,153 @@
+"""Validation items through the stack advisor: placement rules, layout, safety net."""
+import logging
+import sys
+
+import pytest
+
+from mm2_core import names
+
+import advisor_inputs as inputs
+from advisor_harness import find, layout_items, validation_items
+
+C, R, D, E, X = names.CLUSTERS, names.REPLICATION, names.DRIVER, names.ENV, names.CUSTOM
+DRIVERS = ("m1.example.com", "m2.example.com")
+HOSTS = ["k1.example.com", "k2.example.com", "k3.example.com"] + list(DRIVERS)
+
+
+def _hosts():
+    return inputs.hosts_json(HOSTS, "c1")
+
+
+def _simple(direction="one-way", **extra):
+    mm2 = {C: {"source.alias": "dc1", "source.bootstrap.servers": "dc1-k1.example.org:9092",
+               "target.alias": "dc2", "target.bootstrap.servers": ""},
+           R: {"direction": direction}}
+    for config_type, props in extra.items():
+        mm2.setdefault(config_type, {}).update(props)
+    return mm2
+
+
+def _services(advisor_path, drivers=DRIVERS, mm2=None, **kwargs):
+    return inputs.services_json(advisor_path, drivers=drivers, mm2=mm2 or _simple(), **kwargs)
+
+
+def test_two_drivers_for_one_target_before_kafka_3_5_is_an_error(stack_advisor, advisor_path):
+    items = validation_items(stack_advisor, _services(advisor_path), _hosts())  # Bigtop 3.2: Kafka 2.8.1
+    found = find(items, config_name="target.clusters", config_type=D, level="ERROR", text="KAFKA-9981")
+    # Both hosts serve every target: dc2 (the flow) and dc1 (the herder emitting its heartbeats).
+    assert sorted(i["message"].split()[1] for i in found) == ["dc1", "dc2"]
+    assert "m1.example.com, m2.example.com" in found[0]["message"] and "2.8.1" in found[0]["message"]
+
+
+def test_config_groups_giving_each_driver_its_own_target_satisfy_kafka_9981(stack_advisor, advisor_path):
+    groups = [inputs.config_group(["m1.example.com"], {"target.clusters": "dc2"}),
+              inputs.config_group(["m2.example.com"], {"target.clusters": "dc1"})]
+    items = validation_items(stack_advisor, _services(advisor_path, config_groups=groups), _hosts())
+    assert find(items, config_type=D) == []
+
+
+def test_kafka_3_5_allows_several_drivers_per_target(stack_advisor, advisor_path):
+    services = _services(advisor_path, mm2=_simple(**{E: {"kafka_version_override": "3.7.1"}}))
+    assert find(validation_items(stack_advisor, services, _hosts()), text="KAFKA-9981") == []
+
+
+def test_heartbeat_pitfall_when_no_driver_serves_the_source(stack_advisor, advisor_path):
+    # One driver near the target with --clusters dc2: nothing runs the dc2->dc1 herder that emits
+    # the heartbeats proving dc1->dc2.
+    services = _services(advisor_path, drivers=DRIVERS[:1], mm2=_simple(**{D: {"target.clusters": "dc2"}}))
+    items = validation_items(stack_advisor, services, _hosts())
+    found = find(items, config_type=D, config_name="target.clusters", level="WARN", text="heartbeat")
+    assert len(found) == 1
+    message = found[0]["message"]
+    assert "dc1->dc2" in message and "dc1.heartbeats" in message and "Add dc1" in message
+
+
+def test_no_heartbeat_warning_when_heartbeats_are_off(stack_advisor, advisor_path):
+    services = _services(advisor_path, drivers=DRIVERS[:1], mm2=_simple(**{
+        D: {"target.clusters": "dc2"}, X: {"emit.heartbeats.enabled": "false"}}))
+    assert find(validation_items(stack_advisor, services, _hosts()), text="heartbeat") == []
+
+
+def test_a_target_nobody_serves_is_reported(stack_advisor, advisor_path):
+    services = _services(advisor_path, drivers=DRIVERS[:1], mm2=_simple("active-active", **{
+        D: {"target.clusters": "dc2"}}))
+    items = validation_items(stack_advisor, services, _hosts())
+    assert find(items, config_type=D, level="ERROR", text="Flow dc2->dc1 is not run by any driver host")
+
+
+def test_single_driver_serving_everything_is_clean(stack_advisor, advisor_path):
+    services = _services(advisor_path, drivers=DRIVERS[:1], mm2=_simple("active-active"))
+    assert find(validation_items(stack_advisor, services, _hosts()), config_type=D) == []
+
+
+def test_unknown_alias_in_target_clusters(stack_advisor, advisor_path):
+    services = _services(advisor_path, drivers=DRIVERS[:1], mm2=_simple(**{D: {"target.clusters": "dc3"}}))
+    found = find(validation_items(stack_advisor, services, _hosts()), config_type=D, level="ERROR", text="dc3")
+    assert found and "not a cluster alias" in found[0]["message"]
+
+
+def test_items_have_ambaris_validation_shape(stack_advisor, advisor_path):
+    items = validation_items(stack_advisor, _services(advisor_path), _hosts())
+    assert items
+    for item in items:
+        assert set(item) == {"type", "level", "message", "config-type", "config-name"}
+        assert item["type"] == "configuration" and item["level"] in ("ERROR", "WARN")
+
+
+# --- layout -----------------------------------------------------------------------------------
+
+def test_layout_needs_at_least_one_driver(stack_advisor, advisor_path):
+    items = layout_items(stack_advisor, _services(advisor_path, drivers=()), _hosts())
+    assert [(i["type"], i["level"]) for i in items] == [("host-component", "ERROR")]
+    assert "at least 1 %s" % names.COMPONENT_DISPLAY_NAME in items[0]["message"]
+
+
+def test_layout_warns_about_several_drivers_before_kafka_3_5(stack_advisor, advisor_path):
+    items = layout_items(stack_advisor, _services(advisor_path), _hosts())
+    assert len(items) == 1 and items[0]["level"] == "WARN" and "KAFKA-9981" in items[0]["message"]
+    services = _services(advisor_path, mm2=_simple(**{E: {"kafka_version_override": "3.6.2"}}))
+    assert layout_items(stack_advisor, services, _hosts()) == []
+
+
+def test_layout_with_one_driver_is_clean(stack_advisor, advisor_path):
+    assert layout_items(stack_advisor, _services(advisor_path, drivers=DRIVERS[:1]), _hosts()) == []
+
+
+# --- the safety net ---------------------------------------------------------------------------
+
+SECRET = "S3cr3t-do-not-log"
+
+
+def _break_the_core(monkeypatch, advisor_class):
+    module = sys.modules[advisor_class.__module__]
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("simulated bug")
+    monkeypatch.setattr(module.advice, "describe_local_kafka", boom)
+    monkeypatch.setattr(module.advice, "kafka_version_for_validation", boom)
+
+
+def test_a_bug_in_the_advisor_degrades_to_a_warning_not_a_broken_wizard(
+        stack_advisor, advisor_path, advisor_class, monkeypatch, caplog, capsys):
+    monkeypatch.delenv("MM2_ADVISOR_STRICT")
+    services = _services(advisor_path, mm2=_simple(**{C: {"source.sasl.password": SECRET}}))
+    stack_advisor.services = services
+    advisor = stack_advisor.getServiceAdvisor(names.SERVICE)
+    _break_the_core(monkeypatch, type(advisor))
+    with caplog.at_level(logging.DEBUG):
+        items = validation_items(stack_advisor, services, _hosts())
+        layout = layout_items(stack_advisor, services, _hosts())
+    assert [(i["config-type"], i["config-name"], i["level"]) for i in items] == [(C, "topology.mode", "WARN")]
+    assert "could not check" in items[0]["message"] and "RuntimeError" in items[0]["message"]
+    assert [i["level"] for i in layout] == ["WARN"]
+    logged = caplog.text + "".join(capsys.readouterr())
+    assert "simulated bug" in logged  # the traceback reaches the server log ...
+    assert SECRET not in logged and SECRET not in repr(items)  # ... without configuration values
+
+
+def test_strict_mode_lets_bugs_fail_the_tests(stack_advisor, advisor_path, monkeypatch):
+    services = _services(advisor_path)
+    stack_advisor.services = services
+    _break_the_core(monkeypatch, type(stack_advisor.getServiceAdvisor(names.SERVICE)))
+    with pytest.raises(RuntimeError):
+        stack_advisor.validateConfigurations(services, _hosts())
