@@ -10,5 +10,9 @@ from harness.paths import (using_real_ambari, real_ambari_src, library_paths, PA
                            SCRIPTS_DIR, TEMPLATES_DIR, DOUBLE_DIR)
 from harness.command import (command_json, default_configurations, agent_command_name, localize,  # noqa: F401
                              write_command_file, current_user, current_group)
+from harness.paths import ensure_sudo_shim_on_path  # noqa: F401
 from harness.record import run_recorded, RecordedRun  # noqa: F401
 from harness.execute import run_script, ExecutedRun, script_environment  # noqa: F401
+
+if using_real_ambari():
+    ensure_sudo_shim_on_path()

@@ -35,3 +35,11 @@ def library_paths():
     if src:
         return [os.path.join(src, p) for p in AMBARI_SRC_SUBDIRS]
     return [DOUBLE_DIR]
+
+
+def ensure_sudo_shim_on_path():
+    """The agent runs with ambari-sudo.sh on PATH; real Ambari's sudo module shells out to it
+    whenever it is not root (even to read a file). In-process tests get the double's shim."""
+    entries = os.environ.get("PATH", "").split(os.pathsep)
+    if DOUBLE_BIN_DIR not in entries:
+        os.environ["PATH"] = os.pathsep.join([DOUBLE_BIN_DIR] + [e for e in entries if e])

@@ -7,3 +7,4 @@ from resource_management.libraries.functions.get_kinit_path import *  # noqa: F4
 from resource_management.libraries.functions.check_process_status import *  # noqa: F401,F403
 from resource_management.libraries.functions.is_empty import *  # noqa: F401,F403
 from resource_management.libraries.functions.show_logs import *  # noqa: F401,F403
+from resource_management.libraries.functions.version import *  # noqa: F401,F403

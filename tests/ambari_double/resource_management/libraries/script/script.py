@@ -301,6 +301,18 @@ class Script(object):
         return stack_root[stack_name]
 
     @staticmethod
+    def get_stack_version():
+        """clusterLevelParams/stack_version normalised to #.#.# (None when absent or empty)."""
+        from resource_management.libraries.functions.version import format_stack_version
+        config = Script.get_config()
+        if 'clusterLevelParams' not in config or 'stack_version' not in config['clusterLevelParams']:
+            return None
+        stack_version = str(config['clusterLevelParams']['stack_version'])
+        if not stack_version:
+            return None
+        return format_stack_version(stack_version)
+
+    @staticmethod
     def get_component_from_role(role_directory_map, default_role):
         from resource_management.libraries.functions.default import default
         command_role = default("/role", default_role)
