@@ -106,14 +106,18 @@ def stack_configuration(service, config_type, name, depends_on=()):
     }
 
 
-# Which of our properties follow which foreign ones: what the service's configuration XML declares
-# with <depends-on>, in the shape Ambari puts into services.json.
-ADVISOR_DEPENDENCIES = [
-    ("KAFKA", "kafka-broker", "listeners",
-     [(names.CLUSTERS, "target.bootstrap.servers"), (names.CLUSTERS, "target.security.protocol")]),
-    ("KAFKA", "ranger-kafka-plugin-properties", "ranger-kafka-plugin-enabled",
-     [(names.REPLICATION, "sync.topic.acls.enabled")]),
-]
+def advisor_dependencies():
+    """[(config type, property, [(dependent type, dependent property)])] from the schema's depends_on.
+
+    Ambari reads <depends-on> from the generated configuration XML and puts the reverse relation
+    ("depended by") into services.json under the property depended on.
+    """
+    by_property = {}
+    for config_type in schema.CONFIG_TYPES:
+        for prop in config_type.properties:
+            for dependency in prop.depends_on:
+                by_property.setdefault(tuple(dependency), []).append((config_type.name, prop.name))
+    return [(t, n, deps) for (t, n), deps in sorted(by_property.items())]
 
 
 def services_json(advisor_path, stack="BIGTOP", brokers=("k1.example.com", "k2.example.com", "k3.example.com"),
@@ -135,7 +139,7 @@ def services_json(advisor_path, stack="BIGTOP", brokers=("k1.example.com", "k2.e
         services.append(service_entry(
             names.KAFKA_SERVICE, kafka_version or stack_kafka,
             [component(names.KAFKA_SERVICE, names.KAFKA_BROKER, "Kafka Broker", "MASTER", "1+", brokers, stack_id)],
-            stack_id, configurations=[stack_configuration("KAFKA", t, n, deps) for _, t, n, deps in ADVISOR_DEPENDENCIES]))
+            stack_id, configurations=[stack_configuration("KAFKA", t, n, deps) for t, n, deps in advisor_dependencies()]))
         broker = dict(KAFKA_BROKER_DEFAULTS)
         broker.update(kafka_broker or {})
         configurations["kafka-broker"] = {"properties": broker}

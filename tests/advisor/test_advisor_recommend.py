@@ -146,3 +146,12 @@ def test_changing_the_broker_listener_re_recommends_the_target(stack_advisor, ad
     assert configurations[C]["properties"]["target.bootstrap.servers"] == ",".join("%s:7777" % h for h in BROKERS)
     assert set(configurations[C]["properties"]) <= {"target.bootstrap.servers", "target.security.protocol"}
     assert R not in configurations
+
+
+def test_enabling_the_ranger_kafka_plugin_turns_acl_sync_off_as_a_dependency(stack_advisor, advisor_path):
+    services = inputs.services_json(advisor_path, ranger_kafka="Yes",
+                                    changed=[("ranger-kafka-plugin-properties", "ranger-kafka-plugin-enabled")])
+    result = stack_advisor.recommendConfigurationDependencies(services, _hosts())
+    configurations = result["recommendations"]["blueprint"]["configurations"]
+    assert configurations[R]["properties"] == {"sync.topic.acls.enabled": "false"}
+    assert C not in configurations  # the target is not among what depends on the Ranger flag

@@ -79,6 +79,10 @@ def _choices(values):
     return [(v, v) for v in values]
 
 
+# The service advisor re-recommends the local-Kafka target when these broker settings change.
+_LOCAL_KAFKA_DEPS = (("kafka-broker", "listeners"), ("kafka-broker", "security.inter.broker.protocol"))
+
+
 def _cluster_properties(role):
     """Simple-mode description of one cluster; role is 'source' or 'target'."""
     title = role.capitalize()
@@ -95,16 +99,19 @@ def _cluster_properties(role):
                  "Comma-separated host:port list of the %s cluster's brokers.%s" % (
                      role, " Leave empty to use this Ambari cluster's own Kafka brokers "
                      "(the advisor fills it in)." if target else ""),
-                 empty_value_valid=target, require_input=not target, overridable=False),
+                 empty_value_valid=target, require_input=not target, overridable=False,
+                 depends_on=_LOCAL_KAFKA_DEPS if target else ()),
         Property(role + ".security.protocol", "PLAINTEXT",
                  title + " security protocol",
                  "How MM2 connects to the %s cluster." % role,
-                 value_type="value-list", entries=_choices(PROTOCOLS), overridable=False),
+                 value_type="value-list", entries=_choices(PROTOCOLS), overridable=False,
+                 depends_on=_LOCAL_KAFKA_DEPS if target else ()),
         Property(role + ".sasl.mechanism", "GSSAPI",
                  title + " SASL mechanism",
                  "SASL mechanism for SASL_PLAINTEXT / SASL_SSL. GSSAPI uses the MirrorMaker 2 "
                  "Kerberos identity unless a principal and keytab are given below.",
-                 value_type="value-list", entries=_choices(SASL_MECHANISMS), overridable=False),
+                 value_type="value-list", entries=_choices(SASL_MECHANISMS), overridable=False,
+                 depends_on=_LOCAL_KAFKA_DEPS if target else ()),
         Property(role + ".sasl.kerberos.service.name", "kafka",
                  title + " Kerberos service name",
                  "Primary of the %s brokers' Kerberos principal (GSSAPI)." % role, overridable=False),
@@ -302,7 +309,8 @@ REPLICATION = ConfigType(names.REPLICATION, "Replication flows (simple mode) and
              overridable=False),
     Property("sync.topic.acls.enabled", "true", "Sync topic ACLs",
              "Copy topic ACLs to the target. Turned off when Ranger authorizes Kafka.",
-             value_type="boolean", overridable=False),
+             value_type="boolean", overridable=False,
+             depends_on=(("ranger-kafka-plugin-properties", "ranger-kafka-plugin-enabled"),)),
     Property("offset-syncs.topic.location", "source", "Offset-syncs topic location",
              "source (default) or target (MM2 needs only read access to the source; Kafka 3.0+).",
              value_type="value-list", entries=_choices(("source", "target")), overridable=False),
