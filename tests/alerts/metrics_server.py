@@ -76,8 +76,11 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class MetricsServer(object):
-    def __init__(self, payload="", delay=0.0, honor_names=True, auth=None, tls=None, status=200):
+    def __init__(self, payload="", delay=0.0, honor_names=True, auth=None, tls=None, status=200,
+                 host="127.0.0.1", port=0):
         self.payload = payload
+        self.host = host
+        self.bind_port = port
         self.delay = delay
         self.honor_names = honor_names
         self.auth = auth          # (user, password)
@@ -89,7 +92,7 @@ class MetricsServer(object):
         self._thread = None
 
     def start(self):
-        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server = _Server((self.host, self.bind_port), _Handler)
         self._server.owner = self
         if self.tls:
             if hasattr(ssl, "PROTOCOL_TLS_SERVER"):

@@ -409,7 +409,8 @@ def evaluate_tasks(snap, flows, thresholds):
         state = thresholds.state(len(failed))
         if state == OK:
             state = WARNING
-        lines.append("%d FAILED %s: %s (see mirrormaker.log for the stack trace; restart MM2 or the task)"
+        lines.append("%d connector(s)/task(s) FAILED %s: %s (mirrormaker.log has the stack trace; restart the "
+                     "MirrorMaker 2 Driver once the cause is fixed)"
                      % (len(failed), thresholds.against(len(failed)), "; ".join(sorted(failed))))
     else:
         state = OK

@@ -1,0 +1,75 @@
+"""Replication record lag alert (the replication consumers' records-lag), 3.x and 4.x naming."""
+import pytest
+
+from conftest import render
+from mm2_sim import Flow, MM2Process, Partition, partitions
+
+VERSIONS = ["3.4.1", "3.7.1", "4.0.0"]
+
+
+def _serve(metrics_server, version, parts, **kw):
+    return metrics_server(render(MM2Process(version, herders=[("A", "B"), ("B", "A")],
+                                            flows=[Flow("A", "B", parts, tasks=3)], **kw)))
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("lag,expected", [
+    (9999, "OK"), (10000, "WARNING"), (10001, "WARNING"),
+    (99999, "WARNING"), (100000, "CRITICAL"), (100001, "CRITICAL"),
+])
+def test_worst_partition_lag_at_the_boundaries(metrics_server, run_alert, version, lag, expected):
+    parts = partitions("orders", 5, lag=10.0) + [Partition("clicks", 11, lag=float(lag))]
+    server = _serve(metrics_server, version, parts)
+    state, text = run_alert("lag", server.port)
+    assert state == expected
+    against = {"OK": "(warning 10000 records, critical 100000 records)",
+               "WARNING": ">= warning 10000 records (critical 100000 records)",
+               "CRITICAL": ">= critical 100000 records"}[expected]
+    assert text.startswith("A->B: worst partition clicks-11 (A.clicks on the target) lag %d records %s; "
+                           "7 partitions here, %d records behind in total;" % (lag, against, lag + 50))
+    mode = "before Kafka 3.5" if version < "3.5" else "Kafka 3.5+"
+    assert mode in text
+
+
+def test_internal_consumers_do_not_count_before_35(metrics_server, run_alert):
+    """Before 3.5 every consumer has a generated id; the offset-syncs reader's lag (7) and Connect's
+    own topics must not be taken for replication lag."""
+    server = _serve(metrics_server, "3.4.1", partitions("orders", 2, lag=0.0))
+    state, text = run_alert("lag", server.port)
+    assert state == "OK"
+    assert "lag 0 records" in text and "3 partitions here, 0 records behind in total" in text
+
+
+def test_same_source_topic_in_two_flows_before_35_is_flagged(metrics_server, run_alert):
+    ab = Flow("A", "B", [Partition("orders", 0, lag=20000.0)])
+    cb = Flow("C", "B", [Partition("orders", 0, lag=5.0)], heartbeat=False)
+    server = metrics_server(render(MM2Process("3.4.1", herders=[("A", "B"), ("C", "B")], flows=[ab, cb])))
+    state, text = run_alert("lag", server.port, clusters={"topology.mode": "advanced"})
+    assert state == "WARNING"
+    assert "Source topic(s) orders are replicated by several flows in this process; before Kafka 3.5" in text
+
+
+def test_same_source_topic_in_two_flows_from_35_is_exact(metrics_server, run_alert):
+    ab = Flow("A", "B", [Partition("orders", 0, lag=20000.0)])
+    cb = Flow("C", "B", [Partition("orders", 0, lag=5.0)], heartbeat=False)
+    server = metrics_server(render(MM2Process("3.7.1", herders=[("A", "B"), ("C", "B")], flows=[ab, cb])))
+    state, text = run_alert("lag", server.port, clusters={"topology.mode": "advanced"})
+    lines = text.split("\n")
+    assert state == "WARNING"
+    assert lines[0].startswith("A->B: worst partition orders-0 (A.orders on the target) lag 20000 records >= warning")
+    assert lines[1].startswith("C->B: worst partition orders-0 (C.orders on the target) lag 5 records (warning")
+    assert "several flows" not in text
+
+
+def test_no_lag_metrics_while_replicating_is_unknown(metrics_server, run_alert):
+    text = render(MM2Process("3.7.1", flows=[Flow("A", "B", partitions("t", 2))]))
+    text = "\n".join(l for l in text.split("\n") if "consumer_records_lag" not in l) + "\n"
+    server = metrics_server(text)
+    state, msg = run_alert("lag", server.port)
+    assert state == "UNKNOWN"
+    assert "exports no consumer lag" in msg and "jmx_exporter_mm2.yaml" in msg
+
+
+def test_no_partitions_here(metrics_server, run_alert):
+    server = metrics_server(render(MM2Process("3.7.1", herders=[("A", "B")], flows=[])))
+    assert run_alert("lag", server.port) == ("OK", "A->B: no partition of this flow is replicated by this host")
