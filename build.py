@@ -140,6 +140,19 @@ class _Invalid(Exception):
         self.problem = problem
 
 
+def _native(value):
+    """Python 2: unicode from json/sax as native str, so messages read 'x' and not u'x'."""
+    if not PY2:
+        return value
+    if isinstance(value, text_type):  # pragma: no cover - Python 2.7 line
+        return value.encode("utf-8")
+    if isinstance(value, dict):  # pragma: no cover
+        return dict((_native(k), _native(v)) for k, v in value.items())
+    if isinstance(value, list):  # pragma: no cover
+        return [_native(v) for v in value]
+    return value
+
+
 def _u(text):
     if PY2 and isinstance(text, bytes):  # pragma: no cover
         return text.decode("utf-8")
@@ -214,12 +227,12 @@ def load_json(path, rel):
     except _DuplicateKey as e:
         src = Source(rel, text)
         raise _Invalid(Problem(rel, src.line_of('"%s"' % e.key, nth=2),
-                               "duplicate key %r (JSON readers keep only the last one)" % e.key))
+                               "duplicate key %r (JSON readers keep only the last one)" % _native(e.key)))
     except ValueError as e:
         match = re.search(r"line (\d+) column (\d+)", str(e))
         line = int(match.group(1)) if match else 1
         raise _Invalid(Problem(rel, line, "invalid JSON: %s" % e))
-    return Source(rel, text, obj)
+    return Source(rel, text, _native(obj))
 
 
 class Node(object):
@@ -263,7 +276,8 @@ class _TreeBuilder(xml.sax.handler.ContentHandler):
         self._locator = locator
 
     def startElement(self, name, attrs):
-        node = Node(name, dict(attrs.items()), self._locator.getLineNumber() if self._locator else 1)
+        node = Node(_native(name), _native(dict(attrs.items())),
+                    self._locator.getLineNumber() if self._locator else 1)
         if self._stack:
             self._stack[-1].children.append(node)
         else:
@@ -275,7 +289,7 @@ class _TreeBuilder(xml.sax.handler.ContentHandler):
 
     def characters(self, content):
         if self._stack:
-            self._stack[-1].text += content
+            self._stack[-1].text += _native(content)
 
 
 def parse_xml(data, rel):
@@ -406,6 +420,16 @@ def schema_problems(core):
                                          "so they cannot clash with a stack service's types"))
         for prop in ctype.properties:
             problems.extend(_property_problems(core, ctype, prop))
+    return problems
+
+
+def template_problems(core):
+    """Content properties whose template (their default) is missing or unusable."""
+    problems = []
+    for ctype in core.schema.CONFIG_TYPES:
+        for prop in ctype.properties:
+            if prop.content_file:
+                problems.extend(p for p in _property_problems(core, ctype, prop) if TEMPLATES_REL in p.message)
     return problems
 
 
@@ -622,7 +646,8 @@ def _assemble(staging_dir, repo, core=None):
     except _Invalid as e:
         raise BuildError([e.problem])
     core = core or Core(repo)
-    problems = schema_problems(core)
+    # only what makes assembly impossible blocks it here; validate() reports every other problem
+    problems = template_problems(core)
     service_dir = core.service_dir
     for generated in ("configuration", "package"):
         rel = "%s/%s" % (service_dir, generated)
@@ -713,6 +738,7 @@ class Checker(object):
 
     # -- everything ----------------------------------------------------------------------------
     def run(self):
+        self.problems.extend(p for p in schema_problems(self.core) if TEMPLATES_REL not in p.message)
         self.check_well_formed()
         meta = self.check_mpack_json()
         self.check_service_metainfo()
@@ -1792,8 +1818,17 @@ def _which(program):
     return None
 
 
+_VERSIONS = {}
+
+
 def _python_version(executable):
-    """'X.Y' of an interpreter, or None when it does not run."""
+    """'X.Y' of an interpreter, or None when it does not run (cached: asked once per build)."""
+    if executable not in _VERSIONS:
+        _VERSIONS[executable] = _ask_python_version(executable)
+    return _VERSIONS[executable]
+
+
+def _ask_python_version(executable):
     try:
         out = subprocess.check_output([executable, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
                                       stderr=subprocess.STDOUT)
@@ -1802,6 +1837,29 @@ def _python_version(executable):
     return out.decode("ascii", "replace").strip()
 
 
+_FOUND = {}
+
+
+def _cached(function):
+    def wrapper():
+        if function.__name__ not in _FOUND:
+            _FOUND[function.__name__] = function()
+        return _FOUND[function.__name__]
+    wrapper.__name__ = function.__name__
+    wrapper.__doc__ = function.__doc__
+    return wrapper
+
+
+def _real_executable(executable):
+    """Resolve pyenv shims once, so later runs do not pay the shim's start-up."""
+    try:
+        out = subprocess.check_output([executable, "-c", "import sys; print(sys.executable)"])
+    except (OSError, subprocess.CalledProcessError):
+        return executable
+    return out.decode("utf-8").strip() or executable
+
+
+@_cached
 def find_python27():
     """A Python 2.7 interpreter: $MM2_PY27, pyenv's 2.7.18, or python2.7 on PATH."""
     candidates = []
@@ -1821,12 +1879,14 @@ def find_python27():
     return None
 
 
+@_cached
 def find_python3():
+    """This interpreter when it is Python 3, else $MM2_PY3 or python3 on PATH."""
     if sys.version_info[0] >= 3:
         return sys.executable
     for candidate in (os.environ.get("MM2_PY3"), _which("python3")):
         if candidate and (_python_version(candidate) or "").startswith("3."):
-            return candidate
+            return _real_executable(candidate)
     return None
 
 

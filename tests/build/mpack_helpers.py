@@ -1,0 +1,97 @@
+"""Helpers for the build tests: load build.py, copy the checkout, inspect a built tarball."""
+import io
+import json
+import os
+import shutil
+import sys
+import tarfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO_ROOT = os.path.dirname(os.path.dirname(HERE))
+
+# Files other parts of the project provide. While one of them has not landed yet, copies of the
+# checkout get a placeholder so the build machinery itself can be tested; a placeholder is never
+# written into the real checkout, and test_repository_validates checks the real thing.
+PLACEHOLDERS = {
+    "package/scripts/mm2_driver.py": "# placeholder (tests/build): the driver command script\n",
+    "package/scripts/service_check.py": "# placeholder (tests/build): the service check script\n",
+}
+
+_COPY_IGNORE = shutil.ignore_patterns(".git", ".venv*", "dist", "__pycache__", "*.pyc", ".pytest_cache",
+                                      ".hypothesis", "*.egg-info", ".ci-venv*")
+
+
+def load_build_module():
+    """build.py as a module under a name that cannot clash with PyPI's 'build'."""
+    name = "mm2_mpack_build"
+    if name in sys.modules:
+        return sys.modules[name]
+    path = os.path.join(REPO_ROOT, "build.py")
+    if sys.version_info[0] == 2:  # pragma: no cover - Python 2.7 line
+        import imp
+        return imp.load_source(name, path)
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def content_files(repo):
+    """package/templates/<file> names the schema takes content defaults from."""
+    build = load_build_module()
+    core = build.Core(repo)
+    return sorted(set(p.content_file for t in core.schema.CONFIG_TYPES for p in t.properties if p.content_file))
+
+
+def copy_checkout(dest):
+    """A copy of the checkout (without VCS data, virtualenvs, caches or build output) at dest."""
+    shutil.copytree(REPO_ROOT, dest, ignore=_COPY_IGNORE)
+    placeholders = dict(PLACEHOLDERS)
+    for name in content_files(dest):
+        placeholders["package/templates/" + name] = "# placeholder (tests/build) for %s\n{{ value }}\n" % name
+    for rel, text in placeholders.items():
+        path = os.path.join(dest, *rel.split("/"))
+        if not os.path.exists(path):
+            if not os.path.isdir(os.path.dirname(path)):
+                os.makedirs(os.path.dirname(path))
+            write_text(path, text)
+    return dest
+
+
+def set_version(repo, version):
+    path = os.path.join(repo, "mpack.json")
+    with io.open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    meta = json.loads(text)
+    old = '"version": "%s"' % meta["version"]
+    assert old in text
+    write_text(path, text.replace(old, '"version": "%s"' % version, 1))
+
+
+def read_text(path):
+    with io.open(path, encoding="utf-8") as fh:
+        return fh.read()
+
+
+def write_text(path, text):
+    if not os.path.isdir(os.path.dirname(path)):
+        os.makedirs(os.path.dirname(path))
+    with io.open(path, "w", encoding="utf-8") as fh:
+        fh.write(text.decode("utf-8") if isinstance(text, bytes) else text)
+
+
+def replace_in(path, old, new):
+    text = read_text(path)
+    assert old in text, "%r not in %s" % (old, path)
+    write_text(path, text.replace(old, new, 1))
+
+
+def tar_members(tarball):
+    with tarfile.open(tarball, "r:gz") as tar:
+        return tar.getmembers()
+
+
+def problems_text(problems):
+    return "\n".join(str(p) for p in problems)
