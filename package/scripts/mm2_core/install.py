@@ -11,10 +11,10 @@ import tarfile
 import tempfile
 import time
 
-from mm2_core import names
+from mm2_core import names, versions
 
 LAUNCHER_REL = os.path.join("bin", "connect-mirror-maker.sh")
-MIN_MM2_VERSION = (2, 4, 0)
+MIN_MM2_VERSION = versions.MIN_VERSION.key
 TARBALL_MARKER = ".mm2-tarball-source"   # in an unpacked home: where it came from
 
 AUTO, STACK, PATH, TARBALL = "auto", "stack", "path", "tarball"
@@ -39,10 +39,10 @@ class InstallError(Exception):
 
 def version_tuple(text):
     """(major, minor, patch) from '3.7.1', '2.0.0.3.1.0.0-78', '4.0.0-SNAPSHOT'; None if none."""
-    m = re.match(r"^\s*(\d+)\.(\d+)(?:\.(\d+))?", text or "")
-    if not m:
+    try:
+        return versions.KafkaVersion.parse(text).key
+    except ValueError:
         return None
-    return (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
 
 
 def version_str(vt):
@@ -240,8 +240,9 @@ def _java_major(version):
 
 def java_requirement(kafka_vt):
     """(minimum, newest known to work) Java major for a Kafka line."""
-    if kafka_vt >= (4, 0, 0):
-        return 17, None      # Connect (and so MM2) 4.x runs on Java 17+
+    minimum = versions.java_major_required(version_str(kafka_vt))
+    if minimum >= 17:
+        return minimum, None      # Connect (and so MM2) 4.x runs on Java 17+
     if kafka_vt >= (3, 6, 0):
         return 8, 21
     if kafka_vt >= (3, 0, 0):

@@ -5,8 +5,8 @@ kafka-mm2-driver/target.clusters (from config groups); the driver's start calls
 local_findings() with what one host can know.
 
 How MM2 places work (MirrorMakerConfig.clusterPairs, MirrorMaker constructor):
-- a herder X->Y exists for every ordered pair of clusters whose flow is enabled or, from
-  Kafka 2.7, whose heartbeats are enabled (the default); on 2.4-2.6 for every pair;
+- a herder X->Y exists for every ordered pair of clusters whose flow is enabled or whose
+  heartbeats are enabled (the default); before KAFKA-10710 for every pair;
 - a process started with --clusters C1 C2 runs only the herders whose target is listed;
   with no --clusters it runs all of them; with none left it exits ("No source->target
   replication flows.");
@@ -15,7 +15,7 @@ How MM2 places work (MirrorMakerConfig.clusterPairs, MirrorMaker constructor):
 - before Kafka 3.5 (KIP-710) several processes serving one target lose task
   reconfigurations (KAFKA-9981): new topics and config changes are not propagated.
 """
-from mm2_core import names
+from mm2_core import names, versions
 
 ERROR = "ERROR"
 WARN = "WARN"
@@ -52,12 +52,14 @@ def parse_targets(value):
 def herder_pairs(clusters, flows, version_tuple, heartbeats_enabled=True):
     """Herder (source, target) pairs MM2 creates for these clusters and enabled flows."""
     flows = set(tuple(f) for f in flows)
+    # before KAFKA-10710 every ordered pair got a herder, enabled or not
+    only_enabled = versions.supports(_fmt(version_tuple), versions.HERDERS_FOR_ENABLED_PAIRS)
     pairs = []
     for source in clusters:
         for target in clusters:
             if source == target:
                 continue
-            if version_tuple < (2, 7, 0) or (source, target) in flows or heartbeats_enabled:
+            if not only_enabled or (source, target) in flows or heartbeats_enabled:
                 pairs.append((source, target))
     return pairs
 

@@ -307,12 +307,15 @@ def wait_started(pid_file, props_path, timeout, log_path=None, log_offset=0, res
         if st.running:
             if alive_since is None:
                 alive_since = now
+            logged = bool(log_path) and log_has_marker(log_path, log_offset)
             if listener and not http_check(*listener):
                 waiting_for = "the internal REST listener %s to answer" % rest_url
-            elif not (log_path and log_has_marker(log_path, log_offset)) and now - alive_since < settle:
+            elif not logged and now - alive_since < settle:
                 waiting_for = "'%s' in %s" % (STARTED_MARKER, log_path)
             else:
-                return Outcome(True, "started", st.pid, "MM2 started as pid %d" % st.pid)
+                how = "its log says it started" if logged else \
+                    "alive for %ds (no '%s' line in %s)" % (settle, STARTED_MARKER, log_path)
+                return Outcome(True, "started", st.pid, "MM2 started as pid %d: %s" % (st.pid, how))
         elif st.state == DEAD:
             return Outcome(False, "exited", st.pid, "MM2 (pid %d) exited during start" % st.pid)
         elif now - begin >= grace:
@@ -337,10 +340,22 @@ def _signal(kill, pid, sig):
         raise
 
 
+def _gone(pid, props_path, proc_root):
+    """Has our MM2 with this pid exited (or the pid moved on to another program)?"""
+    if not is_alive(pid, proc_root):
+        return True
+    argv = read_cmdline(pid, proc_root)
+    if argv is None:
+        return True
+    if not argv:
+        return False  # exiting: its memory (and command line) is gone, the process not yet
+    return not is_mm2_cmdline(argv, props_path)
+
+
 def _wait_gone(pid, props_path, seconds, proc_root, clock, sleep, poll):
     end = clock() + seconds
     while True:
-        if not is_our_mm2(pid, props_path, proc_root):
+        if _gone(pid, props_path, proc_root):
             return True
         if clock() >= end:
             return False

@@ -1,0 +1,119 @@
+"""Kafka CLI command lines and output parsers, against the scripted (argument-checking) tools."""
+import os
+import subprocess
+
+import pytest
+
+from mm2_core import kafka_tools as kt
+
+import fakekafka
+
+
+def run(site, args, stdin=None):
+    env = dict(os.environ, JAVA_HOME=site.java_home)
+    env.pop("KAFKA_LOG4J_OPTS", None)
+    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    out, err = p.communicate(stdin.encode("utf-8") if stdin else None)
+    return p.returncode, out.decode("utf-8"), err.decode("utf-8")
+
+
+def client_config(site, text="security.protocol=PLAINTEXT\n"):
+    path = os.path.join(site.root, "client.properties")
+    with open(path, "w") as fh:
+        fh.write(text)
+    os.chmod(path, 0o600)
+    return path
+
+
+def seed(cluster):
+    for ts, (s, t) in enumerate([("B", "A"), ("B", "A"), ("C", "A")]):
+        key, value = fakekafka.heartbeat_record(s, t, 1700000000000 + ts)
+        cluster.append("heartbeats", value, key=key, ts=1700000000000 + ts)
+    for up, down in ((10, 8), (20, 17)):
+        key, value = fakekafka.checkpoint_record("orders-app", "A.orders", 0, up, down, "m,d")
+        cluster.append("A.checkpoints.internal", value, key=key)
+    key, value = fakekafka.checkpoint_record("billing, eu", "A.bills", 3, 5, 5)
+    cluster.append("A.checkpoints.internal", value, key=key)
+
+
+@pytest.mark.parametrize("version", ["2.4.1", "2.7.2", "3.7.1", "4.0.0"])
+def test_mm2_records_read_through_the_tools(tmpdir, version):
+    site_root = str(tmpdir)
+    state = os.path.join(site_root, "state")
+    home = fakekafka.make_kafka_home(os.path.join(site_root, "kafka"), version, state)
+
+    class Site(object):
+        root = site_root
+        java_home = fakekafka.make_java_home(os.path.join(site_root, "jdk"), 17)
+
+    cluster = fakekafka.Cluster.create(state, "A", "a1:9092")
+    seed(cluster)
+    vt = tuple(int(x) for x in version.split("."))
+    cfg = client_config(Site)
+
+    code, out, err = run(Site, kt.console_consumer(home, vt, "a1:9092", cfg, "heartbeats", mode="heartbeat"))
+    assert code == 0, err
+    beats = kt.parse_heartbeats(out)
+    assert [(h.source, h.target, h.timestamp) for h in beats] == [
+        ("B", "A", 1700000000000), ("B", "A", 1700000000001), ("C", "A", 1700000000002)]
+
+    code, out, err = run(Site, kt.console_consumer(home, vt, "a1:9092", cfg, "A.checkpoints.internal",
+                                                   mode="checkpoint"))
+    assert code == 0, err
+    latest = kt.latest_checkpoints(kt.parse_checkpoints(out))
+    assert [(c.group, c.topic, c.partition, c.upstream, c.downstream) for c in latest] == [
+        ("billing, eu", "A.bills", 3, 5, 5), ("orders-app", "A.orders", 0, 20, 17)]
+    assert latest[1].metadata == "m,d"
+
+
+def test_topics_and_text_records(site):
+    site.cluster("A", "a1:9092")
+    cfg = client_config(site)
+    home = site.kafka_home
+    code, out, err = run(site, kt.topics_create(home, "a1:9092", cfg, "mm2-check", configs={"retention.ms": "1"}))
+    assert code == 0 and "Created topic mm2-check." in out, err
+    code, out, err = run(site, kt.topics_create(home, "a1:9092", cfg, "mm2-check", replication_factor=1))
+    assert code == 0, err                                    # --if-not-exists
+    code, out, err = run(site, kt.topics_list(home, "a1:9092", cfg))
+    assert kt.parse_topic_list("[2024] WARN something odd (x)\n" + out) == ["mm2-check"]
+    code, out, err = run(site, kt.console_producer(home, (3, 7, 1), "a1:9092", cfg, "mm2-check"),
+                         stdin="marker-1\n")
+    assert code == 0, err
+    code, out, err = run(site, kt.console_consumer(home, (3, 7, 1), "a1:9092", cfg, "mm2-check"))
+    assert out.splitlines() == ["marker-1"]
+    calls = fakekafka.calls(site.state, "kafka-console-consumer")
+    assert calls[-1]["config_mode"] == 0o600
+
+
+def test_producer_flag_follows_the_version(tmpdir):
+    assert "--broker-list" in kt.console_producer("/k", (2, 4, 1), "a:1", "/c", "t")
+    assert "--bootstrap-server" in kt.console_producer("/k", (2, 5, 0), "a:1", "/c", "t")
+
+
+def test_status_records():
+    out = ("status-connector-MirrorSourceConnector\t{\"state\":\"RUNNING\",\"trace\":null,\"worker_id\":\"h1:8083\"}\n"
+           "status-task-MirrorSourceConnector-0\t{\"state\":\"RUNNING\",\"trace\":null}\n"
+           "status-task-MirrorSourceConnector-1\t{\"state\":\"FAILED\",\"trace\":\"java.lang.Boom\\n\\tat x\"}\n"
+           "status-connector-MirrorCheckpointConnector\t{\"state\":\"RUNNING\"}\n"
+           "status-connector-MirrorCheckpointConnector\t{\"state\":\"UNASSIGNED\"}\n"
+           "status-task-Gone-0\t{\"state\":\"RUNNING\"}\n"
+           "status-task-Gone-0\tnull\n"
+           "Processed a total of 7 messages\n")
+    states = kt.connector_states(kt.parse_status(out))
+    assert states["MirrorSourceConnector"][0] == "RUNNING"
+    assert states["MirrorSourceConnector"][1] == ["RUNNING", "FAILED"]
+    assert "java.lang.Boom" in states["MirrorSourceConnector"][2]
+    assert states["MirrorCheckpointConnector"][0] == "UNASSIGNED"
+    assert "Gone" not in states
+
+
+def test_offsets_csv():
+    cps = [kt.Checkpoint("g1", "A.t", 1, 9, 7), kt.Checkpoint("g1", "A.t", 0, 5, 5),
+           kt.Checkpoint('we,"ird', "A.t", 0, 1, 1)]
+    assert kt.offsets_csv(cps[:2], with_group=False) == "A.t,0,5\nA.t,1,7\n"
+    assert kt.offsets_csv(cps, with_group=True).splitlines()[-1] == '"we,""ird",A.t,0,1'
+
+
+def test_bytes_escaping_roundtrip():
+    data = b"\x00\x05A\\x\xff ~"
+    assert kt.unescape_bytes(fakekafka.bytes_tostring(data)) == data
