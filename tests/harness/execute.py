@@ -40,12 +40,12 @@ class ExecutedRun(object):
             self.exit_code, self.stdout, self.stderr)
 
 
-def script_environment(extra_env=None, post_stop_max_seconds=30):
+def script_environment(extra_env=None, post_stop_max_seconds=30, ambari_src=None):
     """Environment of the script process: PATH with the double's ambari-sudo.sh first and
     PYTHONPATH with the Ambari library (double or real) first."""
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([paths.DOUBLE_BIN_DIR, env.get("PATH", "/usr/bin:/bin")])
-    python_path = paths.library_paths()
+    python_path = paths.library_paths(ambari_src)
     if env.get("PYTHONPATH"):
         # the script runs in another cwd: relative entries must not change meaning
         python_path.extend(os.path.abspath(p) for p in env["PYTHONPATH"].split(os.pathsep) if p)
@@ -66,7 +66,7 @@ def _read(path):
 
 def run_script(script_path, command_json, work_dir, command=None, basedir=None, python=None,
                log_level="INFO", timeout=300, extra_env=None, agent_ssl_args=False,
-               log_out_files=False, post_stop_max_seconds=30):
+               log_out_files=False, post_stop_max_seconds=30, ambari_src=None):
     """Run script_path for command_json the way the agent does; returns an ExecutedRun.
 
     work_dir: a directory of the test (e.g. tmp_path); data/ and tmp/ are created in it.
@@ -76,6 +76,8 @@ def run_script(script_path, command_json, work_dir, command=None, basedir=None, 
     timeout: the harness kills the script's process group after this many seconds and
     reports timed_out=True (the agent's command_timeout does the same).
     post_stop_max_seconds: bound on the double's post_stop wait (None: unbounded like Ambari).
+    ambari_src: library for this run: "double", a real Ambari checkout, or None (MM2_AMBARI_SRC
+    if set, else the double).
     """
     script_path = os.path.abspath(script_path)
     basedir = basedir or os.path.dirname(os.path.dirname(script_path))
@@ -103,7 +105,7 @@ def run_script(script_path, command_json, work_dir, command=None, basedir=None, 
     if log_out_files:
         argv.append("-o")
 
-    env = script_environment(extra_env, post_stop_max_seconds)
+    env = script_environment(extra_env, post_stop_max_seconds, ambari_src)
     timed_out = False
     with open(stdout_file, "wb") as out, open(stderr_file, "wb") as err:
         proc = subprocess.Popen(argv, stdout=out, stderr=err, env=env, cwd=work_dir,

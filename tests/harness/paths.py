@@ -29,10 +29,11 @@ def using_real_ambari():
     return real_ambari_src() is not None
 
 
-def library_paths():
-    """sys.path / PYTHONPATH entries that make resource_management importable."""
-    src = real_ambari_src()
-    if src:
+def library_paths(ambari_src=None):
+    """sys.path / PYTHONPATH entries that make resource_management importable: the real checkout
+    given (or MM2_AMBARI_SRC), or the double (also when ambari_src == "double")."""
+    src = real_ambari_src() if ambari_src is None else ambari_src
+    if src and src != "double":
         return [os.path.join(src, p) for p in AMBARI_SRC_SUBDIRS]
     return [DOUBLE_DIR]
 
