@@ -62,7 +62,9 @@ def token_map(port, clusters=None, replication=None, driver=None, env=None, cust
     env_props.update(env or {})
     result = {
         "{{kafka-mm2-env}}": env_props,
-        "{{kafka-mm2-clusters}}": dict({"topology.mode": "simple", "source.alias": "A", "target.alias": "B"},
+        "{{kafka-mm2-clusters}}": dict({"topology.mode": "simple", "source.alias": "A", "target.alias": "B",
+                                        "source.bootstrap.servers": "a1.example.com:9092",
+                                        "target.bootstrap.servers": "b1.example.com:9092"},
                                        **(clusters or {})),
         "{{kafka-mm2-replication}}": dict({"direction": "one-way", "sync.group.offsets.enabled": "false"},
                                           **(replication or {})),

@@ -65,8 +65,8 @@ class Flow(object):
         return self.source + self.separator + topic
 
 
-def partitions(topic, count, **kw):
-    return [Partition(topic, p, **kw) for p in range(count)]
+def partitions(topic, n, **kw):
+    return [Partition(topic, p, **kw) for p in range(n)]
 
 
 class MM2Process(object):

@@ -79,7 +79,7 @@ class FlowSpec(object):
     """
 
     def __init__(self, source, target, separator=".", identity=False, sync_group_offsets=False,
-                 emit_checkpoints=True, heartbeats=True, enabled=True, mirrored_topic=None):
+                 emit_checkpoints=True, heartbeats=True, enabled=True):
         self.source = source
         self.target = target
         self.separator = separator or "."
@@ -88,13 +88,10 @@ class FlowSpec(object):
         self.emit_checkpoints = emit_checkpoints
         self.heartbeats = heartbeats
         self.enabled = enabled
-        self._mirrored_topic = mirrored_topic
         self.name = "%s->%s" % (source, target)
         self._prefix = source + self.separator
 
     def remote_topic(self, topic):
-        if self._mirrored_topic is not None:
-            return self._mirrored_topic(topic)
         if self.identity and not topic.endswith(HEARTBEATS_TOPIC):
             return topic
         return self._prefix + topic
@@ -144,28 +141,34 @@ def _policy(configs, flow_name):
     return identity, separator
 
 
-def make_flow(configs, source, target, mirrored_topic=None, settings=None):
-    """FlowSpec for source->target with its settings looked up in the configurations.
+def make_flow(configs, source, target, settings=None, policy=None, separator=None):
+    """FlowSpec for source->target with its MM2 settings.
 
-    settings: optional dict of MM2 keys that the topology model holds for this flow; it wins
-    over the configuration lookups.
+    Precedence: '<src>-><tgt>.<key>' in kafka-mm2-custom, then `settings` (what the topology
+    model resolved for this flow: per-flow overrides over global settings), then '<key>' in
+    kafka-mm2-custom, then kafka-mm2-replication, then MM2's default.
     """
     name = "%s->%s" % (source, target)
     settings = settings or {}
+    custom = configs.get(names.CUSTOM) or {}
 
     def get(key, default):
-        value = settings.get(key)
-        return flow_setting(configs, name, key, default) if value is None else value
+        for value in (custom.get("%s.%s" % (name, key)), settings.get(key)):
+            if value not in (None, ""):
+                return value
+        return flow_setting(configs, name, key, default)
 
-    identity, separator = _policy(configs, name)
-    if settings.get("replication.policy.separator"):
-        separator = settings["replication.policy.separator"]
+    identity, sep = _policy(configs, name)
+    if policy is not None and not _custom_setting(configs, name, "replication.policy.class"):
+        identity = policy == "identity"
+    if separator and not _custom_setting(configs, name, "replication.policy.separator"):
+        sep = separator
     heartbeats = (is_true(get("emit.heartbeats.enabled", "true"), True)
                   and is_true(get("heartbeats.replication.enabled", "true"), True))
-    return FlowSpec(source, target, separator=separator, identity=identity,
+    return FlowSpec(source, target, separator=sep, identity=identity,
                     sync_group_offsets=is_true(get("sync.group.offsets.enabled", "false")),
                     emit_checkpoints=is_true(get("emit.checkpoints.enabled", "true"), True),
-                    heartbeats=heartbeats, mirrored_topic=mirrored_topic)
+                    heartbeats=heartbeats)
 
 
 def _alias(obj):
@@ -173,28 +176,23 @@ def _alias(obj):
 
 
 def _from_topology(configs, kafka_version):
-    """Flows from mm2_core.topology when that module is there; None when it is not."""
+    """Flows from mm2_core.topology; None when that module cannot be used here."""
     try:
         from mm2_core import topology
-    except ImportError:
+    except Exception:  # absent or broken: fall back on the simple-mode reading below
         return None
     topo = topology.build_topology(configs, kafka_version)
     flows = []
-    mirrored = getattr(topo, "mirrored_topic", None)
     for flow in topo.flows:
         if getattr(flow, "enabled", True) is False:
             continue
-        settings = {}
-        for attr in ("properties", "settings", "config"):
+        settings = dict(getattr(topo, "settings", None) or {})
+        for attr in ("settings", "overrides"):
             value = getattr(flow, attr, None)
             if isinstance(value, dict):
-                settings = value
-                break
-        fn = None
-        if mirrored is not None:
-            fn = (lambda f: (lambda topic: mirrored(f, topic)))(flow)
-        flows.append(make_flow(configs, str(_alias(flow.source)), str(_alias(flow.target)),
-                               mirrored_topic=fn, settings=settings))
+                settings.update(value)
+        flows.append(make_flow(configs, str(_alias(flow.source)), str(_alias(flow.target)), settings=settings,
+                               policy=getattr(topo, "policy", None), separator=getattr(topo, "separator", None)))
     return flows
 
 

@@ -1,0 +1,175 @@
+"""Checkpoint / consumer offset sync staleness, and FAILED connectors or tasks."""
+import json
+import os
+
+import pytest
+
+from conftest import render
+from mm2_sim import Checkpoint, Flow, MM2Process, partitions
+
+NOW = 1800000000.0
+SYNC_ON = {"sync.group.offsets.enabled": "true"}
+
+
+def _process(version="3.7.1", cp_avg=35.0, records=1000.0, checkpoints=True, task_status=None, local_source=True,
+             herders=(("A", "B"), ("B", "A"))):
+    cps = [Checkpoint("billing", "orders", p, last=35.0, avg=cp_avg, maximum=cp_avg) for p in range(2)] if checkpoints else []
+    parts = partitions("orders", 2, count=records) if local_source else []
+    flow = Flow("A", "B", parts, heartbeat=local_source, checkpoints=cps)
+    return MM2Process(version, herders=list(herders), flows=[flow], task_status=task_status)
+
+
+def _seed(run_alert, data):
+    if not os.path.isdir(run_alert.state_dir):
+        os.makedirs(run_alert.state_dir)
+    with open(os.path.join(run_alert.state_dir, "checkpoint.json"), "w") as fh:
+        json.dump(data, fh)
+
+
+def test_offset_sync_off_is_not_checked(metrics_server, run_alert):
+    server = metrics_server(render(_process()))
+    state, text = run_alert("checkpoint", server.port, now=NOW)
+    assert state == "OK" and text.startswith("Consumer offset sync is off for every flow served here")
+
+
+@pytest.mark.parametrize("version", ["3.4.1", "3.7.1", "4.0.0"])
+def test_checkpoints_flowing(metrics_server, run_alert, version):
+    server = metrics_server(render(_process(version)))
+    state, text = run_alert("checkpoint", server.port, now=NOW, replication=SYNC_ON)
+    assert state == "OK"
+    assert text == ("A->B: last checkpoint 0 s ago (warning 600 s, critical 1800 s); checkpoints flowing; 2 group "
+                    "partitions checkpointed here; worst checkpoint write latency 35 ms for group billing on A.orders-0")
+
+
+@pytest.mark.parametrize("age,expected", [
+    (599, "OK"), (600, "WARNING"), (601, "WARNING"), (1799, "WARNING"), (1800, "CRITICAL"), (1801, "CRITICAL"),
+])
+def test_stale_checkpoints_while_records_flow_at_the_boundaries(metrics_server, run_alert, age, expected):
+    server = metrics_server(render(_process(cp_avg=float("nan"), records=5000.0)))
+    _seed(run_alert, {"A->B": {"cp_at": NOW - age, "records_at_cp": 1000.0, "sig": [2, 70.0]}})
+    state, text = run_alert("checkpoint", server.port, now=NOW, replication=SYNC_ON)
+    assert state == expected
+    against = {"OK": "(warning 600 s, critical 1800 s)", "WARNING": ">= warning 600 s (critical 1800 s)",
+               "CRITICAL": ">= critical 1800 s"}[expected]
+    assert text.startswith("A->B: last checkpoint %d s ago %s; " % (age, against))
+    if expected != "OK":
+        # 2 partitions x 5000 now, 1000 at the last checkpoint (the heartbeats partition is not counted)
+        assert "9000 records were replicated since, so either the source consumer groups stopped committing or " \
+               "checkpointing is stuck" in text
+
+
+def test_idle_groups_are_not_stale(metrics_server, run_alert):
+    """MM2 checkpoints only moved offsets: no new records, no new commits, no checkpoint."""
+    server = metrics_server(render(_process(cp_avg=float("nan"), records=1000.0)))
+    _seed(run_alert, {"A->B": {"cp_at": NOW - 5000, "records_at_cp": 2000.0, "sig": [2, 70.0]}})
+    state, text = run_alert("checkpoint", server.port, now=NOW, replication=SYNC_ON)
+    assert state == "OK"
+    assert "no record was replicated since either, so the groups are idle" in text
+
+
+def test_changed_last_value_counts_as_a_new_checkpoint(metrics_server, run_alert):
+    server = metrics_server(render(_process(cp_avg=float("nan"), records=5000.0)))
+    _seed(run_alert, {"A->B": {"cp_at": NOW - 5000, "records_at_cp": 1000.0, "sig": [2, 64.0]}})
+    state, text = run_alert("checkpoint", server.port, now=NOW, replication=SYNC_ON)
+    assert state == "OK" and "last checkpoint 0 s ago" in text
+
+
+def test_without_local_replication_staleness_is_at_most_warning(metrics_server, run_alert):
+    server = metrics_server(render(_process(cp_avg=float("nan"), local_source=False)))
+    _seed(run_alert, {"A->B": {"cp_at": NOW - 5000, "sig": [2, 70.0]}})
+    state, text = run_alert("checkpoint", server.port, now=NOW, replication=SYNC_ON)
+    assert state == "WARNING"
+    assert "at most WARNING: this host replicates no partition of A->B" in text
+
+
+def test_failed_checkpoint_task_is_critical(metrics_server, run_alert):
+    server = metrics_server(render(_process(checkpoints=False,
+                                            task_status={("MirrorCheckpointConnector", 0): "failed"})))
+    state, text = run_alert("checkpoint", server.port, now=NOW, replication=SYNC_ON)
+    assert state == "CRITICAL"
+    assert "MirrorCheckpointConnector task FAILED on this host and no checkpoint was emitted" in text
+
+
+def test_no_checkpoint_yet_is_explained(metrics_server, run_alert):
+    server = metrics_server(render(_process(checkpoints=False)))
+    state, text = run_alert("checkpoint", server.port, now=NOW, replication=SYNC_ON)
+    assert state == "OK" and "no checkpoint emitted by this host yet" in text
+
+
+def test_per_flow_sync_setting_in_custom_properties(metrics_server, run_alert):
+    server = metrics_server(render(_process()))
+    state, text = run_alert("checkpoint", server.port, now=NOW, custom={"A->B.sync.group.offsets.enabled": "true"})
+    assert state == "OK" and text.startswith("A->B: last checkpoint 0 s ago")
+
+
+# --- connectors and tasks ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("version", ["3.4.1", "3.7.1", "4.0.0"])
+def test_all_running(metrics_server, run_alert, version):
+    server = metrics_server(render(MM2Process(version, herders=[("A", "B"), ("B", "A")],
+                                              flows=[Flow("A", "B", partitions("t", 4), tasks=2)])))
+    state, text = run_alert("tasks", server.port)
+    assert state == "OK"
+    assert text == "All 6 connectors/tasks on this host are RUNNING (herders: A->B, B->A)"
+
+
+@pytest.mark.parametrize("failed,expected", [(0, "OK"), (1, "WARNING"), (2, "CRITICAL"), (3, "CRITICAL")])
+def test_failed_count_at_the_boundaries(metrics_server, run_alert, failed, expected):
+    status = dict((("MirrorSourceConnector", t), "failed") for t in range(failed))
+    server = metrics_server(render(MM2Process("3.7.1", herders=[("A", "B"), ("B", "A")], task_status=status,
+                                              flows=[Flow("A", "B", partitions("t", 4), tasks=4)])))
+    state, text = run_alert("tasks", server.port, params={"failed.tasks.warning": 1, "failed.tasks.critical": 2})
+    assert state == expected
+    if failed:
+        against = ">= critical 2" if expected == "CRITICAL" else ">= warning 1 (critical 2)"
+        assert text.startswith("%d connector(s)/task(s) FAILED %s: A->B: MirrorSourceConnector task 0" % (failed, against))
+    else:
+        assert "RUNNING" in text
+
+
+def test_default_thresholds_make_one_failure_critical(metrics_server, run_alert):
+    server = metrics_server(render(MM2Process("4.0.0", herders=[("A", "B"), ("B", "A")],
+                                              task_status={("MirrorSourceConnector", 1): "failed"},
+                                              flows=[Flow("A", "B", partitions("t", 2), tasks=2)])))
+    state, text = run_alert("tasks", server.port)
+    assert state == "CRITICAL"
+    assert text.startswith("1 connector(s)/task(s) FAILED >= critical 1: A->B: MirrorSourceConnector task 1")
+
+
+def test_ambiguous_flow_is_named_as_candidates(metrics_server, run_alert):
+    """Active-active in one JVM: both herders have a MirrorSourceConnector; JMX cannot tell which."""
+    server = metrics_server(render(MM2Process("3.7.1", herders=[("A", "B"), ("B", "A")],
+                                              task_status={("MirrorSourceConnector", 0): "failed"},
+                                              flows=[Flow("A", "B", partitions("t", 1))])))
+    state, text = run_alert("tasks", server.port, replication={"direction": "active-active"})
+    assert state == "CRITICAL"
+    assert "MirrorSourceConnector task 0 (one of A->B, B->A: connector names repeat in every herder" in text
+
+
+def test_failed_connector_and_unassigned_task(metrics_server, run_alert):
+    server = metrics_server(render(MM2Process("3.7.1", herders=[("A", "B")],
+                                              connector_status={"MirrorCheckpointConnector": "failed"},
+                                              task_status={("MirrorSourceConnector", 1): "unassigned"},
+                                              flows=[Flow("A", "B", partitions("t", 2), tasks=1)])))
+    state, text = run_alert("tasks", server.port)
+    assert state == "CRITICAL"
+    lines = text.split("\n")
+    assert lines[0].startswith("1 connector(s)/task(s) FAILED >= critical 1: A->B: MirrorCheckpointConnector (")
+    assert lines[1] == "Not running: A->B: MirrorSourceConnector task 1 is UNASSIGNED"
+
+
+def test_paused_only_is_warning(metrics_server, run_alert):
+    server = metrics_server(render(MM2Process("3.7.1", herders=[("A", "B")],
+                                              connector_status={"MirrorSourceConnector": "paused"},
+                                              flows=[Flow("A", "B", partitions("t", 1))])))
+    state, text = run_alert("tasks", server.port)
+    assert state == "WARNING" and "A->B: MirrorSourceConnector is PAUSED" in text
+
+
+def test_nothing_assigned_here(metrics_server, run_alert):
+    server = metrics_server(render(MM2Process("3.7.1", herders=[("A", "B")], flows=[],
+                                              connector_status={"MirrorSourceConnector": None,
+                                                                "MirrorCheckpointConnector": None,
+                                                                "MirrorHeartbeatConnector": None},
+                                              task_status={("MirrorHeartbeatConnector", 0): None})))
+    state, text = run_alert("tasks", server.port)
+    assert state == "OK" and text.startswith("No MM2 connector or task runs on this host yet (herders: A->B)")
