@@ -1830,7 +1830,8 @@ def _python_version(executable):
 
 def _ask_python_version(executable):
     try:
-        out = subprocess.check_output([executable, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+        out = subprocess.check_output([executable, "-E", "-S", "-c",
+                                       "import sys; print('%d.%d' % sys.version_info[:2])"],
                                       stderr=subprocess.STDOUT)
     except (OSError, subprocess.CalledProcessError):
         return None
@@ -1853,7 +1854,7 @@ def _cached(function):
 def _real_executable(executable):
     """Resolve pyenv shims once, so later runs do not pay the shim's start-up."""
     try:
-        out = subprocess.check_output([executable, "-c", "import sys; print(sys.executable)"])
+        out = subprocess.check_output([executable, "-E", "-S", "-c", "import sys; print(sys.executable)"])
     except (OSError, subprocess.CalledProcessError):
         return executable
     return out.decode("utf-8").strip() or executable
@@ -1904,7 +1905,7 @@ def compile_problems(layout):
             problems.append(Problem("build.py", 1, "no %s interpreter to check that agent code compiles on "
                                     "it: %s" % (label, how)))
             continue
-        args = [executable, "-c", _COMPILE_CHILD]
+        args = [executable, "-E", "-S", "-c", _COMPILE_CHILD]  # -E -S: no PYTHONPATH or site of the caller
         version = tuple(int(x) for x in (_python_version(executable) or "0.0").split("."))
         if label == "Python 3" and version >= (3, 8):
             args.append("strict")  # reject grammar newer than 3.9, the oldest Ambari 3 Python

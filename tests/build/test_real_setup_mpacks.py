@@ -1,0 +1,235 @@
+"""Ambari's own setupMpacks.py (install-mpack, upgrade-mpack, uninstall-mpack) on our tarball.
+
+Runs only where extracted Ambari sources are available (CI has none):
+  MM2_AMBARI_SRC_R278=<release-2.7.8 tree>   run with Python 2.7 ($MM2_AMBARI_PY27, or pyenv 2.7.18)
+  MM2_AMBARI_SRC_TRUNK=<trunk tree>          run with Python 3.9/3.10 that has `distro`
+                                             ($MM2_AMBARI_PY3, or a pyenv 3.9.18/3.10.13 with distro)
+  MM2_AMBARI_SRC=<either tree>               the line is recognised from its setupMpacks.py
+
+Nothing of Ambari is copied or changed: each command runs in a child process with the Ambari
+sources on PYTHONPATH, AMBARI_CONF_DIR pointing at an ambari.properties that moves every server
+location into a temporary tree, and an ambari-sudo.sh stand-in on PATH that runs the command
+(as Ambari's own script does when it already runs as root). The same scenarios then run against
+fake_setup_mpacks, and both must leave the same links and directories behind.
+"""
+import io
+import os
+import subprocess
+
+import pytest
+
+import mpack_helpers
+from fake_setup_mpacks import Server
+from test_install_mpack import links, make_resources, stack_dirs
+
+SERVICE, VERSION = "KAFKA_MIRRORMAKER2", "1.0.0"
+AMBARI_VERSION = {"2.7.8": "2.7.8.0.0", "trunk": "3.0.0.0"}
+
+DRIVER = '''
+import sys
+from ambari_server import setupMpacks
+
+
+class Options(object):
+    pass
+
+
+options = Options()
+options.mpack_path = options.mpack_name = sys.argv[2]
+options.purge, options.purge_list, options.force = False, None, False
+options.verbose, options.silent = True, True
+getattr(setupMpacks, sys.argv[1])(options)
+'''
+
+SUDO_STANDIN = '''#!/bin/bash
+# ambari-sudo.sh as root: drop sudo options and VAR=value words, run the command
+while [ $# -gt 0 ]; do case "$1" in -*|*=*) shift;; *) break;; esac; done
+exec "$@"
+'''
+
+
+def _line_of_tree(src):
+    with io.open(os.path.join(src, "ambari-server", "src", "main", "python", "ambari_server", "setupMpacks.py"),
+                 encoding="utf-8") as fh:
+        return "2.7.8" if "iteritems" in fh.read() else "trunk"
+
+
+def _sources():
+    found = {}
+    single = os.environ.get("MM2_AMBARI_SRC")
+    if single and os.path.isdir(single):
+        found[_line_of_tree(single)] = single
+    for line, var in (("2.7.8", "MM2_AMBARI_SRC_R278"), ("trunk", "MM2_AMBARI_SRC_TRUNK")):
+        if os.environ.get(var) and os.path.isdir(os.environ[var]):
+            found[line] = os.environ[var]
+    return found
+
+
+def _clean_env(**extra):
+    """The environment for another interpreter: without this test run's PYTHONPATH/PYTHONHOME."""
+    env = dict((k, v) for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME"))
+    env.update(extra)
+    return env
+
+
+def _has_distro(python):
+    try:
+        return subprocess.call([python, "-c", "import distro"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=_clean_env()) == 0
+    except OSError:
+        return False
+
+
+def _pyenv_python(version):
+    try:
+        out = subprocess.check_output(["pyenv", "which", "python"], stderr=subprocess.PIPE,
+                                      env=dict(os.environ, PYENV_VERSION=version))
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return out.decode("utf-8").strip()
+
+
+def _interpreter(line):
+    if line == "2.7.8":
+        return os.environ.get("MM2_AMBARI_PY27") or mpack_helpers.load_build_module().find_python27()
+    candidates = [os.environ.get("MM2_AMBARI_PY3"), _pyenv_python("3.9.18"), _pyenv_python("3.10.13")]
+    for candidate in candidates:
+        if candidate and _has_distro(candidate):
+            return candidate
+    return None
+
+
+def _line_params():
+    sources = _sources()
+    params = []
+    for line in ("2.7.8", "trunk"):
+        if line not in sources:
+            reason = "set MM2_AMBARI_SRC_%s (or MM2_AMBARI_SRC) to extracted Ambari sources" % (
+                "R278" if line == "2.7.8" else "TRUNK")
+            params.append(pytest.param(line, None, None, marks=pytest.mark.skip(reason=reason)))
+            continue
+        python = _interpreter(line)
+        if python is None:
+            reason = ("no Python 2.7 (set MM2_AMBARI_PY27)" if line == "2.7.8" else
+                      "no Python 3.9/3.10 with `distro` (pip install distro in a venv outside the repo and "
+                      "set MM2_AMBARI_PY3)")
+            params.append(pytest.param(line, None, None, marks=pytest.mark.skip(reason=reason)))
+            continue
+        params.append(pytest.param(line, sources[line], python))
+    return params
+
+
+class RealServer(object):
+    """A temporary ambari-server tree driven by the real setupMpacks.py."""
+
+    def __init__(self, root, line, src, python, stacks):
+        self.root = root
+        self.resources = make_resources(root, stacks)
+        self.src, self.python = src, python
+        conf, bin_dir = os.path.join(root, "conf"), os.path.join(root, "bin")
+        for folder in (conf, bin_dir, os.path.join(root, "run"), os.path.join(root, "log")):
+            os.makedirs(folder)
+        props = {
+            "resources.dir": self.resources,
+            "metadata.path": os.path.join(self.resources, "stacks"),
+            "common.services.path": os.path.join(self.resources, "common-services"),
+            "extensions.path": os.path.join(self.resources, "extensions"),
+            "mpacks.staging.path": os.path.join(self.resources, "mpacks"),
+            "server.tmp.dir": os.path.join(root, "tmp"),
+            "server.version.file": os.path.join(root, "version"),
+            "pid.dir": os.path.join(root, "run"),
+        }
+        mpack_helpers.write_text(os.path.join(conf, "ambari.properties"),
+                                 "".join("%s=%s\n" % item for item in sorted(props.items())))
+        mpack_helpers.write_text(os.path.join(conf, "log4j.properties"), "ambari.log.dir=%s\n" % os.path.join(root, "log"))
+        mpack_helpers.write_text(os.path.join(root, "version"), AMBARI_VERSION[line] + "\n")
+        sudo = os.path.join(bin_dir, "ambari-sudo.sh")
+        mpack_helpers.write_text(sudo, SUDO_STANDIN)
+        os.chmod(sudo, 0o755)
+        self.driver = os.path.join(root, "driver.py")
+        mpack_helpers.write_text(self.driver, DRIVER)
+        python_dirs = [os.path.join(src, "ambari-server", "src", "main", "python"),
+                       os.path.join(src, "ambari-common", "src", "main", "python")]
+        self.env = _clean_env(AMBARI_CONF_DIR=conf, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""),
+                              PYTHONPATH=os.pathsep.join(python_dirs), PYTHONDONTWRITEBYTECODE="1")
+
+    def run(self, action, arg):
+        proc = subprocess.Popen([self.python, self.driver, action, arg], env=self.env, cwd=self.root,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        out = proc.communicate()[0].decode("utf-8", "replace")
+        return proc.returncode, out
+
+    def ok(self, action, arg):
+        code, out = self.run(action, arg)
+        assert code == 0, "%s %s failed:\n%s" % (action, arg, out)
+        return out
+
+
+def _relative(found, resources):
+    base = os.path.realpath(resources) + os.sep
+    return dict((link, target[len(base):] if target.startswith(base) else target) for link, target in found.items())
+
+
+@pytest.fixture(scope="module")
+def tarballs(tmpdir_factory):
+    repo = mpack_helpers.copy_checkout(str(tmpdir_factory.mktemp("real").join("repo")))
+    build = mpack_helpers.load_build_module()
+    out = {}
+    for version in ("1.0.0.0", "1.0.1.0", "1.0.0.1", "1.0.0.10"):
+        mpack_helpers.set_version(repo, version)
+        out[version] = build.build(str(tmpdir_factory.mktemp("dist-" + version)), repo=repo)
+    return out
+
+
+@pytest.mark.parametrize("line,src,python", _line_params())
+def test_install_upgrade_uninstall_with_ambaris_own_code(line, src, python, tarballs, tmpdir):
+    stacks = ["BIGTOP/3.2.0", "HDP/3.0"]  # BIGTOP 3.3.0, HDP 3.1 and ODP are not on this server
+    real = RealServer(str(tmpdir.join("real")), line, src, python, stacks)
+    fake = Server(make_resources(str(tmpdir.join("fake")), stacks), AMBARI_VERSION[line],
+                  tmp_dir=str(tmpdir.join("fake-tmp")))
+    before = stack_dirs(real.resources)
+
+    real.ok("install_mpack", tarballs["1.0.0.0"])
+    fake.install(tarballs["1.0.0.0"])
+    installed = _relative(links(real.resources), real.resources)
+    assert installed == {
+        "common-services/%s/%s" % (SERVICE, VERSION):
+            "mpacks/kafka-mirrormaker2-mpack-1.0.0.0/common-services/%s/%s" % (SERVICE, VERSION),
+        "stacks/BIGTOP/3.2.0/services/%s" % SERVICE:
+            "mpacks/kafka-mirrormaker2-mpack-1.0.0.0/stacks/BIGTOP/%s/%s" % (SERVICE, VERSION),
+    }
+    assert stack_dirs(real.resources) == before, "install-mpack created a stack directory"
+    assert installed == _relative(links(fake.resources), fake.resources)
+
+    real.ok("upgrade_mpack", tarballs["1.0.1.0"])
+    fake.upgrade(tarballs["1.0.1.0"])
+    upgraded = _relative(links(real.resources), real.resources)
+    assert upgraded == dict((k, v.replace("-1.0.0.0/", "-1.0.1.0/")) for k, v in installed.items())
+    assert not os.path.exists(os.path.join(real.resources, "mpacks", "kafka-mirrormaker2-mpack-1.0.0.0"))
+    assert upgraded == _relative(links(fake.resources), fake.resources)
+    assert stack_dirs(real.resources) == stack_dirs(fake.resources) == before
+
+    real.ok("uninstall_mpack", "kafka-mirrormaker2-mpack")
+    fake.uninstall("kafka-mirrormaker2-mpack")
+    assert links(real.resources) == {} == links(fake.resources)
+    assert not os.path.exists(os.path.join(real.resources, "mpacks", "kafka-mirrormaker2-mpack-1.0.1.0"))
+
+
+@pytest.mark.parametrize("line,src,python", _line_params())
+def test_server_without_a_listed_stack_refuses_the_mpack(line, src, python, tarballs, tmpdir):
+    real = RealServer(str(tmpdir), line, src, python, ["HDP/2.6"])
+    code, out = real.run("install_mpack", tarballs["1.0.0.0"])
+    assert code != 0
+    assert "Prerequisite failure! Min applicable stack not found" in out
+    assert links(real.resources) == {}
+
+
+@pytest.mark.parametrize("line,src,python", _line_params())
+def test_upgrade_to_a_version_extending_the_old_one_unlinks_the_service(line, src, python, tarballs, tmpdir):
+    """The hazard build.py's released-names check guards against, shown on Ambari's own code."""
+    real = RealServer(str(tmpdir), line, src, python, ["BIGTOP/3.2.0"])
+    real.ok("install_mpack", tarballs["1.0.0.1"])
+    assert links(real.resources)
+    real.ok("upgrade_mpack", tarballs["1.0.0.10"])
+    assert os.path.isdir(os.path.join(real.resources, "mpacks", "kafka-mirrormaker2-mpack-1.0.0.10"))
+    assert links(real.resources) == {}
