@@ -1294,6 +1294,11 @@ class Checker(object):
             if not isinstance(conf, dict) or not src.obj.get("name"):
                 self.add(rel, 1, "quick links need 'name' and 'configuration'")
                 continue
+            protocol = conf.get("protocol") or {}
+            for check in protocol.get("checks") or []:
+                problem = self.ref_problem("%s/%s" % (check.get("site"), check.get("property")))
+                if problem:
+                    self.add(rel, src.line_of('"%s"' % check.get("property")), "protocol check: " + problem)
             links = conf.get("links")
             if not isinstance(links, list) or not links:
                 self.add(rel, src.key_line("links"), "configuration.links must be a non-empty list")
