@@ -4,7 +4,7 @@ import importlib
 
 import pytest
 
-from conftest import double_only
+from conftest import ambari_line, double_only
 
 SURFACE = {
     "resource_management": ["Script", "Execute", "File", "Directory", "Link", "Template", "InlineTemplate",
@@ -36,6 +36,7 @@ SURFACE = {
     "resource_management.libraries.functions.show_logs": ["show_logs"],
     "resource_management.libraries.functions.stack_features": ["check_stack_feature"],
     "resource_management.libraries.functions.version": ["format_stack_version", "compare_versions"],
+    "resource_management.libraries.functions.get_bare_principal": ["get_bare_principal"],
     "ambari_commons": ["OSCheck", "OSConst"],
     "ambari_commons.os_check": ["OSCheck"],
 }
@@ -62,3 +63,14 @@ def test_trunk_only_script_api_is_absent_so_agent_code_stays_27_compatible():
     from resource_management.libraries.script.script import Script
     for name in ("get_execution_command", "get_module_configs", "get_cluster_settings", "get_stack_settings"):
         assert not hasattr(Script, name)
+
+
+def test_small_functions_agree():
+    from resource_management.libraries.functions.get_bare_principal import get_bare_principal
+    from resource_management.libraries.functions.version import format_stack_version, compare_versions
+    assert [get_bare_principal(p) for p in ("mm2/h1.example.com@EXAMPLE.COM", "mm2@EXAMPLE.COM", "mm2", "")] == \
+        ["mm2", "mm2", "mm2", None]
+    padded = ["3.1.0", "2.6.0"] if ambari_line() == "3" else ["3.1.0.0", "2.6.0.0"]
+    assert [format_stack_version(v) for v in ("3.1", "2.2.0.1-885", "HDP-2.6", "GlusterFS", "")] == \
+        [padded[0], "2.2.0.1", padded[1], "", ""]
+    assert (compare_versions("3.2.0", "3.10", format=True), compare_versions("2.2", "2.2.0.0")) == (-1, 0)

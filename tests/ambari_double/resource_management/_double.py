@@ -10,6 +10,9 @@ Differences reproduced (2.7.8 vs trunk):
   permissions); trunk writes a temporary file, applies owner/group/mode, then moves it in place.
 - sudo.read_file: returns bytes on Python 3 (trunk), str on Python 2.
 - Script.post_start: trunk decodes the pid file bytes; 2.7.8 joins str.
+- format_stack_version (so Script.get_stack_version): 2.7.8 pads to 4 segments ('3.1.0.0'),
+  trunk to 3 ('3.1.0').
+- Stack version reporting without cluster-env/stack_packages: 2.7.8 raises, trunk logs.
 - shell.call: 2.7.8 also accepts shell=; trunk does not. The double rejects it on both lines
   (agent code must run on both).
 - Trunk-only Script API (get_execution_command, get_module_configs, ...) is not provided.

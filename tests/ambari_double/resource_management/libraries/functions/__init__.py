@@ -8,3 +8,4 @@ from resource_management.libraries.functions.check_process_status import *  # no
 from resource_management.libraries.functions.is_empty import *  # noqa: F401,F403
 from resource_management.libraries.functions.show_logs import *  # noqa: F401,F403
 from resource_management.libraries.functions.version import *  # noqa: F401,F403
+from resource_management.libraries.functions.get_bare_principal import *  # noqa: F401,F403

@@ -1,6 +1,8 @@
 """Stack version helpers (Ambari libraries/functions/version.py semantics)."""
 import re
 
+from resource_management import _double
+
 __all__ = ["format_stack_version", "compare_versions", "get_major_version"]
 
 
@@ -12,7 +14,8 @@ def _normalize(v, desired_segments=0):
 
 
 def format_stack_version(value):
-    """'2.2' -> '2.2.0', '2.2.0.1-885' -> '2.2.0.1', 'HDP-2.6' -> '2.6.0'; '' when not a version."""
+    """'2.2.0.1-885' -> '2.2.0.1'; '2.2' -> '2.2.0' on trunk but '2.2.0.0' on 2.7.8; '' when not a
+    version."""
     if value:
         if "-" in value:
             first, last = value.find("-"), value.rfind("-")
@@ -25,7 +28,12 @@ def format_stack_version(value):
         value = value.strip('.')
         if value.replace('.', '').isdigit():
             normalized = _normalize(str(value))
-            if len(normalized) == 2:
+            if _double.is_trunk():
+                if len(normalized) == 2:
+                    normalized = normalized + [0]
+            elif len(normalized) == 2:  # 2.7.8 pads to four segments
+                normalized = normalized + [0, 0]
+            elif len(normalized) == 3:
                 normalized = normalized + [0]
             return ".".join(str(x) for x in normalized)
     return ""
