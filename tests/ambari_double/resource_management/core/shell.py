@@ -53,7 +53,6 @@ def log_function_call(function):
         if quiet is False or (quiet is None and not is_internal_call):
             Logger.info("{0} returned {1}".format(function.__name__, result))
         return result
-    inner.__name__ = function.__name__
     return inner
 
 
