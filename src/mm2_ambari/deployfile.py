@@ -23,7 +23,7 @@ import os
 
 import yaml
 
-from mm2_core import names, schema
+from mm2_core import names, schema, versions
 from mm2_ambari.errors import BadInput
 
 DEPLOYMENT = "deployment"
@@ -300,7 +300,8 @@ def _topology_text(text, root, data):
         except yaml.YAMLError:
             pass
     # Unusual layout (flow-style root...): fall back to a re-dump, which loses comments only.
-    return yaml.safe_dump(rest, sort_keys=False, default_flow_style=False, allow_unicode=True)
+    # No line wrapping: the agent's strict parser (mm2_core.yamlish) refuses multi-line scalars.
+    return yaml.safe_dump(rest, sort_keys=False, default_flow_style=False, allow_unicode=True, width=1 << 30)
 
 
 def _deployment_span(root, lines):
@@ -364,5 +365,8 @@ def _did_you_mean(word, choices):
 
 
 def _looks_like_version(text):
-    parts = text.split(".")
-    return 2 <= len(parts) <= 4 and parts[0].isdigit() and parts[1].isdigit()
+    try:
+        versions.KafkaVersion.parse(text)
+    except ValueError:
+        return False
+    return True

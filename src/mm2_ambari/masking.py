@@ -19,6 +19,8 @@ _SECRET_LINE = re.compile(
 _SECRET_INLINE = re.compile(
     r"""((?:[\w.\-]*(?:password|passwd))["']?\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;]+)""", re.IGNORECASE)
 _SECRET_REF = re.compile(r"^SECRET:[^:]+:\d+:[^:]+$")
+# A Kafka config provider reference (${file:/path:key}) names where a secret is, not the secret.
+_PROVIDER_REF = re.compile(r"^[\"']?\$\{[^}]*\}[\"']?$")
 
 
 def is_secret_ref(value):
@@ -34,7 +36,7 @@ def is_secret(config_type, name, attributes=None):
 
 
 def mask_value(config_type, name, value, attributes=None):
-    if value in (None, "") or is_secret_ref(value):
+    if value in (None, "") or is_secret_ref(value) or _PROVIDER_REF.match(str(value).strip()):
         return value  # an empty password or a reference reveals nothing
     return MASK if is_secret(config_type, name, attributes) else mask_text(value)
 
@@ -58,7 +60,9 @@ def mask_text(text):
         match = _SECRET_LINE.match(line)
         if match and match.group(3).strip():
             value = match.group(3).strip()
-            if value[:1] in ("|", ">"):  # YAML block scalar: the secret is on the next lines
+            if _PROVIDER_REF.match(value) or is_secret_ref(value):
+                out.append(line)
+            elif value[:1] in ("|", ">"):  # YAML block scalar: the secret is on the next lines
                 block_indent = indent
                 out.append(line)
             else:
@@ -70,7 +74,7 @@ def mask_text(text):
 
 def _mask_inline(match):
     value = match.group(2)
-    if is_secret_ref(value.strip("\"'")) or value in ("(empty)",):
+    if is_secret_ref(value.strip("\"'")) or _PROVIDER_REF.match(value) or value in ("(empty)",):
         return match.group(0)
     return match.group(1) + MASK
 

@@ -7,7 +7,7 @@ still happen (they are needed to plan), the changes are printed instead of sent.
 import json
 import time
 
-from mm2_core import advice, names
+from mm2_core import advice, names, placement, versions
 from mm2_ambari import configplan, masking
 from mm2_ambari.configplan import ConfigState, StackDefaults
 from mm2_ambari.errors import AmbariHttpError, BadInput, OperationFailed
@@ -15,7 +15,6 @@ from mm2_ambari.errors import AmbariHttpError, BadInput, OperationFailed
 S, C = names.SERVICE, names.COMPONENT
 HC_FIELDS = ("HostRoles/host_name,HostRoles/component_name,HostRoles/state,HostRoles/desired_state,"
              "HostRoles/stale_configs,HostRoles/maintenance_state")
-MIN_MM2_KAFKA = (2, 4)
 
 
 def new_tag():
@@ -177,37 +176,33 @@ def restart_hosts(ctx, hosts, rolling, why):
                   "rolling restart %d/%d: %s" % (index, len(hosts), host))
 
 
-def kafka_version(ctx, explicit, stack):
+def kafka_version(ctx, explicit, env, stack):
+    """The Kafka version to validate for: --kafka-version / deployment.kafka_version, else what the
+    service advisor would use (advice.kafka_version_for_validation: the override, the stack's Kafka
+    when MM2 runs from it, the tarball or Kafka home name). The advisor's last resort, an assumed
+    version, is not good enough for a pipeline: then the operator must say."""
     if explicit:
-        return explicit
-    name, version = stack
-    body = ctx.client.get_or_none("/stacks/%s/versions/%s/services/%s?fields=StackServices/service_version"
-                                  % (name, version, names.KAFKA_SERVICE))
-    found = ((body or {}).get("StackServices") or {}).get("service_version")
-    if found and _version_tuple(found) >= MIN_MM2_KAFKA:
-        return _clean_version(found)
-    raise BadInput("cannot tell which Kafka version MirrorMaker 2 runs: the stack %s %s %s; set "
-                   "deployment.kafka_version (e.g. '3.7.1') or --kafka-version, or "
-                   "kafka-mm2-env/kafka_version_override" % (
-                       name, version, "has Kafka %s, which has no MirrorMaker 2 (2.4+ needed)" % found
-                       if found else "has no KAFKA service"))
-
-
-def _version_tuple(text):
-    digits = []
-    for part in _clean_version(text).split(".")[:3]:
-        digits.append(int(part) if part.isdigit() else 0)
-    return tuple(digits)
-
-
-def _clean_version(text):
-    out = ""
-    for char in str(text):
-        if char.isdigit() or char == ".":
-            out += char
-        else:
-            break
-    return out.strip(".")
+        try:
+            versions.KafkaVersion.parse(explicit)
+        except ValueError as exc:
+            raise BadInput("Kafka version: %s" % exc)
+        ctx.log("validating for Kafka %s (as given)" % explicit)
+        return str(explicit)
+    stack_version = None
+    if not (env.get("kafka_version_override") or "").strip():
+        name, version = stack
+        body = ctx.client.get_or_none("/stacks/%s/versions/%s/services/%s?fields=StackServices/service_version"
+                                      % (name, version, names.KAFKA_SERVICE))
+        stack_version = ((body or {}).get("StackServices") or {}).get("service_version")
+    found, origin = advice.kafka_version_for_validation(env, stack_version)
+    if origin.startswith("assumed"):
+        raise BadInput("cannot tell which Kafka version MirrorMaker 2 runs: the stack %s %s %s; set "
+                       "deployment.kafka_version (e.g. '3.7.1') or --kafka-version, or "
+                       "kafka-mm2-env/kafka_version_override" % (
+                           stack[0], stack[1], "has Kafka %s, which has no MirrorMaker 2 (%s+ needed)" % (
+                               stack_version, versions.MIN_VERSION.line) if stack_version else "has no KAFKA service"))
+    ctx.log("validating for Kafka %s (from %s)" % (found, origin))
+    return found
 
 
 def validate(ctx, df, changes, version, local_kafka=None):
@@ -215,9 +210,14 @@ def validate(ctx, df, changes, version, local_kafka=None):
     from mm2_core import topology  # the pure core shared with the agent
     configurations = dict((ch.type, dict(ch.properties)) for ch in changes)
     problems = topology.validate(configurations, version, local_kafka)
-    if problems:
+    errors = [p for p in problems if getattr(p, "level", "ERROR") == "ERROR"]
+    for problem in problems:
+        if problem not in errors:
+            ctx.log("warning: %s" % _problem_text(df, problem))
+    if errors:
         raise BadInput("%s: the configuration is invalid for Kafka %s" % (df.path, version),
-                       [_problem_text(df, p) for p in problems])
+                       [_problem_text(df, p) for p in errors])
+    return configurations
 
 
 def _problem_text(df, problem):
@@ -278,11 +278,11 @@ def plan_group(spec, existing, stack, rotate):
     return per_type, changed
 
 
-def sync_config_groups(ctx, df, stack, rotate, note):
+def sync_config_groups(ctx, df, stack, rotate, note, existing_groups):
     """Create or update the file's config groups. Returns the hosts whose group config changed."""
     if not df.config_groups:
         return set()
-    existing = dict((g["name"], g) for g in read_config_groups(ctx))
+    existing = dict((g["name"], g) for g in existing_groups)
     touched = set()
     for spec in df.config_groups:
         group = existing.get(spec.name)
@@ -333,16 +333,47 @@ def restart_stale(ctx, rolling, predicted_hosts):
     return hosts
 
 
-def plan_configs(ctx, df, opts, cluster, stack):
-    """Plan every config type and validate the result with the core validator, before any change."""
+def plan_configs(ctx, df, opts, cluster, stack, driver_hosts, existing_groups):
+    """Plan every config type and validate the result with the core validator and the advisor's
+    placement checks, before any change."""
     current = read_current_configs(ctx, cluster["desired"])
     changes = configplan.plan(stack, current, df.desired_overrides(), opts.rotate_secrets)
     env = next(ch for ch in changes if ch.type == names.ENV).properties
-    version = kafka_version(ctx, opts.kafka_version or df.kafka_version or env.get("kafka_version_override"),
-                            cluster["stack"])
-    validate(ctx, df, changes, version, read_local_kafka(ctx, cluster["desired"]))
+    version = kafka_version(ctx, opts.kafka_version or df.kafka_version, env, cluster["stack"])
+    local_kafka = read_local_kafka(ctx, cluster["desired"])
+    configurations = validate(ctx, df, changes, version, local_kafka)
+    check_placement(ctx, df, configurations, version, local_kafka, driver_hosts, existing_groups)
     note = opts.note or df.note or "mm2-ambari %s %s" % (opts.command, df.path.rsplit("/", 1)[-1])
     return changes, note
+
+
+def check_placement(ctx, df, configurations, version, local_kafka, driver_hosts, existing_groups):
+    """Which driver host serves which target, as the service advisor checks it (mm2_core.placement):
+    a flow whose target no host serves, missing heartbeats, several drivers per target before 3.5."""
+    if not driver_hosts:
+        return
+    from mm2_core import topology
+    topo = topology.build_topology(configurations, version, local_kafka)
+    default = [a for a in placement.parse_targets((configurations.get(names.DRIVER) or {}).get("target.clusters"))
+               if a in topo.aliases]
+    groups = [(g.hosts, g.configurations[names.DRIVER]["target.clusters"]) for g in df.config_groups
+              if "target.clusters" in g.configurations.get(names.DRIVER, {})]
+    named = set(g.name for g in df.config_groups)
+    for group in existing_groups:
+        state = group["configs"].get(names.DRIVER)
+        if group["name"] not in named and state is not None and "target.clusters" in state.properties:
+            groups.append((group["hosts"], state.properties["target.clusters"]))
+    targets = advice.host_targets(sorted(driver_hosts), ",".join(default), groups)
+    findings = placement.check_placement(topo.aliases, [(f.source, f.target) for f in topo.enabled_flows],
+                                         targets, topo.version.key,
+                                         heartbeats_enabled=advice.heartbeats_enabled(configurations))
+    errors = [f for f in findings if f.level == placement.ERROR]
+    for finding in findings:
+        if finding not in errors:
+            ctx.log("warning: placement: %s" % finding.message)
+    if errors:
+        raise BadInput("%s: the driver placement cannot work (deployment.hosts, config_groups, "
+                       "kafka-mm2-driver/target.clusters)" % df.path, [f.message for f in errors])
 
 
 # --- commands --------------------------------------------------------------------------------------
@@ -360,8 +391,10 @@ def deploy(ctx, df, opts):
     stack = read_stack_defaults(ctx, cluster["stack"])
     service = read_service(ctx)
     hcs = read_host_components(ctx) if service else []
+    groups = read_config_groups(ctx)
+    drivers = set(df.hosts) | set(hc["host_name"] for hc in hcs if hc.get("component_name") == C)
     # Plan and validate before the first change: bad input must not leave a half-made service.
-    changes, note = plan_configs(ctx, df, opts, cluster, stack)
+    changes, note = plan_configs(ctx, df, opts, cluster, stack, drivers, groups)
 
     fresh = service is None
     if fresh:
@@ -379,7 +412,7 @@ def deploy(ctx, df, opts):
                 % (C, ", ".join(extra)))
 
     changed_types = apply_configs(ctx, changes, note)
-    group_hosts = sync_config_groups(ctx, df, stack, opts.rotate_secrets, note)
+    group_hosts = sync_config_groups(ctx, df, stack, opts.rotate_secrets, note, groups)
 
     started_before = [hc["host_name"] for hc in hcs if hc.get("state") == "STARTED"]
     needs_install = new_hosts or [hc for hc in hcs if hc.get("state") in ("INIT", "INSTALL_FAILED")]
@@ -411,9 +444,11 @@ def configure(ctx, df, opts):
                               % (S, ctx.cluster, df.path))
     stack = read_stack_defaults(ctx, cluster["stack"])
     hcs = read_host_components(ctx)
-    changes, note = plan_configs(ctx, df, opts, cluster, stack)
+    groups = read_config_groups(ctx)
+    drivers = set(hc["host_name"] for hc in hcs if hc.get("component_name") == C)
+    changes, note = plan_configs(ctx, df, opts, cluster, stack, drivers, groups)
     changed_types = apply_configs(ctx, changes, note)
-    group_hosts = sync_config_groups(ctx, df, stack, opts.rotate_secrets, note)
+    group_hosts = sync_config_groups(ctx, df, stack, opts.rotate_secrets, note, groups)
     started = set(hc["host_name"] for hc in hcs if hc.get("state") == "STARTED" and hc.get("maintenance_state") != "ON")
     predicted = set(started) if changed_types else set()
     predicted |= (group_hosts & started)
@@ -443,7 +478,8 @@ def restart(ctx, opts):
         ctx.say("nothing to restart")
         return 0
     restart_hosts(ctx, hosts, opts.rolling, "stale configs" if opts.stale_only else "requested")
-    ctx.say("restarted %s on %s" % (C, ", ".join(sorted(hosts))) if not ctx.dry_run else "")
+    if not ctx.dry_run:
+        ctx.say("restarted %s on %s" % (C, ", ".join(sorted(hosts))))
     return 0
 
 

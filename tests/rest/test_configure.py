@@ -179,7 +179,7 @@ def test_config_groups_are_created_then_updated_and_restart_only_their_hosts(cli
     before = len(fake.mutating_calls())
     assert configure(cli, fake, str(path)).code == 0
     assert fake.mutating_calls()[before:] == []
-    path2 = edited(tmp_path, "{target.clusters: dc2}", "{target.clusters: 'dc2,dc3'}", name="g2.yaml", source=str(path))
+    path2 = edited(tmp_path, "{target.clusters: dc2}", "{target.clusters: 'dc1,dc2'}", name="g2.yaml", source=str(path))
     result = configure(cli, fake, path2)
     assert result.code == 0, result
     calls = normalize(fake.mutating_calls()[before:])

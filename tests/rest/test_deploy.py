@@ -246,4 +246,14 @@ def test_kafka_version_comes_from_the_stack_when_the_file_has_none(cli, fake, tm
     assert "set deployment.kafka_version" in old.err
     assert deploy(cli, fake, "--kafka-version", "3.7.1", "--dry-run", path=str(path)).code == 0
     fake.stack_kafka_version = "2.8.1-1"
-    assert deploy(cli, fake, path=str(path)).code == 0
+    # Kafka 2.8 from the stack: two drivers serving one target lose reconfigurations (KAFKA-9981),
+    # the advisor's placement check refuses it before any change.
+    two = deploy(cli, fake, path=str(path))
+    assert two.code == 2, two
+    assert "validating for Kafka 2.8.1 (from the stack's KAFKA service version)" in two.err
+    assert "Target dc2 is served by 2 driver hosts (mm2-1.example.com, mm2-2.example.com)" in two.err
+    assert fake.mutating_calls() == []
+    one = tmp_path / "one.yaml"
+    one.write_text(path.read_text().replace("hosts: [mm2-1.example.com, mm2-2.example.com]",
+                                            "hosts: [mm2-2.example.com]"))
+    assert deploy(cli, fake, path=str(one)).code == 0

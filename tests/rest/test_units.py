@@ -237,3 +237,10 @@ def test_wait_timeout_says_the_request_goes_on():
         client.close()
     finally:
         fake.stop()
+
+
+def test_config_provider_references_are_shown_not_masked():
+    text = "clusters:\n  a:\n    ssl.truststore.password: ${file:/etc/kafka-mm2/secrets.properties:a.ts}\n"
+    assert masking.mask_text(text) == text
+    assert masking.mask_value(names.CLUSTERS, "source.ssl.truststore.password", "${file:/s.properties:k}") \
+        == "${file:/s.properties:k}"
