@@ -100,9 +100,11 @@ compression.zstd.level 3.8
 delivery.timeout.ms 2.4
 enable.idempotence 2.4
 interceptor.classes 2.4
+internal.auto.downgrade.txn.commit 2.6 3.0
 key.serializer 2.4
 linger.ms 2.4
 max.block.ms 2.4
+max.in.flight.requests.per.connection 2.4
 max.request.size 2.4
 metadata.max.idle.ms 2.5
 partitioner.adaptive.partitioning.enable 3.3
@@ -129,6 +131,7 @@ group.protocol 3.7
 group.remote.assignor 3.7
 interceptor.classes 2.4
 internal.leave.group.on.close 2.4
+internal.throw.on.fetch.stable.offset.unsupported 2.6
 isolation.level 2.4
 key.deserializer 2.4
 max.partition.fetch.bytes 2.4

@@ -151,8 +151,6 @@ def _render_entries(configurations, topo, hostname):
         _cluster_entries(out, configurations, topo, cluster, hostname, problems)
     for flow in topo.flows:
         _flow_entries(out, topo, flow)
-    if not versions.supports(version, versions.CLUSTER_CLIENT_OVERRIDES):
-        _legacy_client_overrides(out, topo)
     out.comment("replication settings of every flow (a flow's own values are above)")
     out.put("replication.policy.class", topo_mod.POLICY_CLASSES[topo.policy],
             topo.setting_origins.get("replication.policy", (R, "replication.policy")))
@@ -310,25 +308,41 @@ def _flow_entries(out, topo, flow):
             out.put(prefix + key, normalised, (flow.origin[0], "%s.%s" % (flow.origin[1], name)))
     for key, value in flow.overrides.items():
         out.put(prefix + key, value, (flow.origin[0], "%s.config.%s" % (flow.origin[1], key)))
+    if not versions.supports(version, versions.CLUSTER_CLIENT_OVERRIDES):
+        _legacy_client_overrides(out, topo, flow)
 
 
-def _legacy_client_overrides(out, topo):
-    """2.4-2.7: A.consumer.* / A.admin.* did not reach the replication clients; write them per flow."""
-    for flow in topo.enabled_flows:
-        source, target = topo.clusters[flow.source], topo.clusters[flow.target]
-        prefix = flow.name + "."
-        for key, value in source.consumer.items():
-            if not out.has(prefix + "consumer." + key):
-                out.put(prefix + "consumer." + key, value, source.where("consumer." + key))
-        for key, value in source.producer.items():
-            if not out.has(prefix + "producer." + key):
-                out.put(prefix + "producer." + key, value, source.where("producer." + key))
-        for key, value in source.admin.items():
-            if not out.has(prefix + "source.admin." + key):
-                out.put(prefix + "source.admin." + key, value, source.where("admin." + key))
-        for key, value in target.admin.items():
-            if not out.has(prefix + "target.admin." + key):
-                out.put(prefix + "target.admin." + key, value, target.where("admin." + key))
+def _cluster_client_items(topo, alias, kind):
+    """(setting, value, origin) of a cluster's <alias>.<kind>.* overrides: YAML and custom properties."""
+    items = []
+    cluster = topo.clusters[alias]
+    for key, value in cluster.client_overrides(kind).items():
+        items.append((key, value, cluster.where("%s.%s" % (kind, key))))
+    prefix = "%s.%s." % (alias, kind)
+    for key, value in topo.custom.items():
+        if key.startswith(prefix):
+            items.append((key[len(prefix):], value, (names.CUSTOM, key)))
+    return items
+
+
+def _legacy_client_overrides(out, topo, flow):
+    """Before 2.8 A.consumer.* / A.admin.* did not reach the replication clients: write them per flow
+    (the flow-level consumer./producer./source.admin./target.admin. prefixes work on every version)."""
+    if flow.source not in topo.clusters or flow.target not in topo.clusters:
+        return
+    plan = ((flow.source, "consumer", "consumer."), (flow.source, "producer", "producer."),
+            (flow.source, "admin", "source.admin."), (flow.target, "admin", "target.admin."))
+    first = True
+    for alias, kind, flow_prefix in plan:
+        for key, value, origin in _cluster_client_items(topo, alias, kind):
+            full = "%s.%s%s" % (flow.name, flow_prefix, key)
+            if out.has(full) or full in topo.custom:
+                continue
+            if first:
+                out.comment("cluster client overrides repeated for this flow (Kafka < 2.8 ignores them per "
+                            "cluster)")
+                first = False
+            out.put(full, value, origin)
 
 
 def _custom_entries(out, topo, problems):

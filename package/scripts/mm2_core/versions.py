@@ -277,13 +277,13 @@ MM2_MANAGED_WORKER_KEYS = ("group.id", "offset.storage.topic", "status.storage.t
 WORKER_TOP_LEVEL_PREFIXES = ("offset.storage", "config.storage", "status.storage", "key.converter",
                              "value.converter", "header.converter", "task", "worker")
 
-SECRET_KEY_RE = re.compile(r"(^|\.)(sasl\.jaas\.config|[a-z.]*password|ssl\.keystore\.key|"
-                           r"basic\.auth\.user\.info|[a-z.]*secret[a-z.]*)$")
+_SECRET_SUFFIXES = ("password", "secret", "sasl.jaas.config", "ssl.keystore.key", "basic.auth.user.info")
 
 
 def is_secret_key(key):
     """True when a key's value is a credential (passwords, JAAS configs, PEM private keys)."""
-    return bool(SECRET_KEY_RE.search(key))
+    lowered = key.lower()
+    return lowered.endswith(_SECRET_SUFFIXES)
 
 
 def _version_table(table, name, version):

@@ -1,0 +1,57 @@
+"""A corpus of bad inputs (tests/core/data/bad_inputs.json): each gives an ERROR that names the
+property and says how to fix it, from validate() (advisor, REST tool) and from render_mm2 (agent)."""
+import copy
+import io
+import json
+import os
+
+import pytest
+
+from mm2_core import render, topology
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "bad_inputs.json")
+with io.open(DATA, encoding="utf-8") as _fh:
+    CORPUS = json.load(_fh)
+CASES = CORPUS["cases"]
+DEFAULT_VERSION = "3.7.1"
+
+
+def _configs(case):
+    merged = copy.deepcopy(CORPUS["base"])
+    for config_type, props in case["configs"].items():
+        merged.setdefault(config_type, {}).update(props)
+    return merged
+
+
+def _matching(problems, case):
+    config_type, name, fragments = case["expect"]
+    return [p for p in problems if p.level == "ERROR" and p.config_type == config_type and p.name == name
+            and all(f in p.message for f in fragments)]
+
+
+def test_the_corpus_is_big_enough():
+    assert len(CASES) >= 30
+    assert len(set(c["name"] for c in CASES)) == len(CASES)
+
+
+def test_the_base_configuration_is_valid():
+    problems = topology.validate(CORPUS["base"], DEFAULT_VERSION)
+    assert [p for p in problems if p.level == "ERROR"] == []
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_validate_names_the_property_and_the_fix(case):
+    problems = topology.validate(_configs(case), case.get("version", DEFAULT_VERSION), case.get("local_kafka"))
+    found = _matching(problems, case)
+    assert found, "expected %s, got:\n%s" % (case["expect"], "\n".join(str(p) for p in problems))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_render_refuses_with_the_same_message(case):
+    with pytest.raises(topology.ConfigError) as info:
+        render.render_mm2(_configs(case), case.get("version", DEFAULT_VERSION), "mm2-1.example.com",
+                          "/etc/kafka-mm2/conf", local_kafka=case.get("local_kafka"))
+    assert _matching(info.value.errors, case)
+    # str() lists every error as config_type/name: message, one per line.
+    for problem in info.value.errors:
+        assert "%s/%s: %s" % (problem.config_type, problem.name, problem.message) in str(info.value)
