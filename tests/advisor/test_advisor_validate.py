@@ -34,7 +34,8 @@ def _services(advisor_path, drivers=DRIVERS, mm2=None, **kwargs):
 def test_two_drivers_for_one_target_before_kafka_3_5_is_an_error(stack_advisor, advisor_path):
     items = validation_items(stack_advisor, _services(advisor_path), _hosts())  # Bigtop 3.2: Kafka 2.8.1
     found = find(items, config_name="target.clusters", config_type=D, level="ERROR", text="KAFKA-9981")
-    # Both hosts serve every target: dc2 (the flow) and dc1 (the herder emitting its heartbeats).
+    # Empty target.clusters: no --clusters, both hosts run every herder, so both targets dc2
+    # (the flow) and dc1 (the herder emitting its heartbeats) have two drivers.
     assert sorted(i["message"].split()[1] for i in found) == ["dc1", "dc2"]
     assert "m1.example.com, m2.example.com" in found[0]["message"] and "2.8.1" in found[0]["message"]
 
@@ -43,7 +44,8 @@ def test_config_groups_giving_each_driver_its_own_target_satisfy_kafka_9981(stac
     groups = [inputs.config_group(["m1.example.com"], {"target.clusters": "dc2"}),
               inputs.config_group(["m2.example.com"], {"target.clusters": "dc1"})]
     items = validation_items(stack_advisor, _services(advisor_path, config_groups=groups), _hosts())
-    assert find(items, config_type=D) == []
+    assert find(items, config_type=D, level="ERROR") == []
+    assert find(items, text="heartbeat") == find(items, text="only emits heartbeats")  # m2's purpose, no pitfall
 
 
 def test_kafka_3_5_allows_several_drivers_per_target(stack_advisor, advisor_path):
@@ -62,10 +64,18 @@ def test_heartbeat_pitfall_when_no_driver_serves_the_source(stack_advisor, advis
     assert "dc1->dc2" in message and "dc1.heartbeats" in message and "Add dc1" in message
 
 
+def test_default_placement_of_a_one_way_flow_is_clean(stack_advisor, advisor_path):
+    # Empty target.clusters starts MM2 without --clusters: the reverse herder emits the heartbeats.
+    services = _services(advisor_path, drivers=DRIVERS[:1])
+    assert find(validation_items(stack_advisor, services, _hosts()), config_type=D) == []
+
+
 def test_no_heartbeat_warning_when_heartbeats_are_off(stack_advisor, advisor_path):
     services = _services(advisor_path, drivers=DRIVERS[:1], mm2=_simple(**{
         D: {"target.clusters": "dc2"}, X: {"emit.heartbeats.enabled": "false"}}))
-    assert find(validation_items(stack_advisor, services, _hosts()), text="heartbeat") == []
+    items = validation_items(stack_advisor, services, _hosts())
+    assert find(items, config_type=D, text="heartbeat") == []  # no placement pitfall ...
+    assert find(items, config_type=X, config_name="emit.heartbeats.enabled", level="WARN")  # ... the core says why
 
 
 def test_a_target_nobody_serves_is_reported(stack_advisor, advisor_path):

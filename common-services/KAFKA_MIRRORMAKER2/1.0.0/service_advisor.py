@@ -63,15 +63,15 @@ def _import_core():
     scripts = os.path.join(SCRIPT_DIR, "package", "scripts")
     sys.path.insert(0, scripts)
     try:
-        from mm2_core import advice, names, placement, versions
-        return advice, names, placement, versions
+        from mm2_core import advice, names, placement, topology, versions
+        return advice, names, placement, topology, versions
     finally:
         if scripts in sys.path:
             sys.path.remove(scripts)
 
 
 service_advisor = _load_parent()
-advice, names, placement, versions = _import_core()
+advice, names, placement, topology, versions = _import_core()
 
 
 def _properties(configurations, config_type):
@@ -183,28 +183,34 @@ class KAFKA_MIRRORMAKER2100ServiceAdvisor(service_advisor.ServiceAdvisor):
         current.update(_plain(configurations))
         version, origin = advice.kafka_version_for_validation(current.get(names.ENV),
                                                               self._stack_kafka_version(services))
-        problems = self._placement_problems(services, current, version)
+        local = self._local_kafka(services, current)
+        # The core validator: the same checks the agent runs before it writes any file.
+        problems = [(p.config_type, p.name, p.level, p.message)
+                    for p in topology.validate(current, version, local_kafka=local)]
+        if not any(level == topology.ERROR for _, _, level, _ in problems):
+            problems.extend(self._placement_problems(services, current, version, local))
         return self._to_items(problems, version, origin)
 
-    def _placement_problems(self, services, current, version):
-        """The --clusters heartbeat pitfall, targets nobody serves and KAFKA-9981 (placement rules)."""
+    def _placement_problems(self, services, current, version, local):
+        """Which driver host serves which target (config groups): the --clusters heartbeat pitfall,
+        targets nobody serves and several drivers per target before Kafka 3.5 (KAFKA-9981)."""
         drivers = self.getHostsForComponent(services, names.SERVICE, names.COMPONENT)
-        model = advice.simple_flows(current)
-        if not drivers or model is None:
+        if not drivers:
             return []
-        aliases, flows = model
+        topo = topology.build_topology(current, version, local_kafka=local)
+        aliases = topo.aliases
+        default = placement.parse_targets((current.get(names.DRIVER) or {}).get("target.clusters"))
+        # Unknown aliases in the default value are the core validator's to report.
+        default = [alias for alias in default if alias in aliases]
         groups = []
         for group in (services or {}).get("config-groups") or []:
             props = _properties(group.get("configurations"), names.DRIVER)
             if "target.clusters" in props:
                 groups.append((group.get("hosts") or [], props["target.clusters"]))
-        targets = advice.host_targets(drivers, (current.get(names.DRIVER) or {}).get("target.clusters"), groups)
-        try:
-            version_key = versions.KafkaVersion.parse(version).key
-        except ValueError:
-            return []  # the version override itself is reported by the core validator
-        findings = placement.check_placement(aliases, flows, targets, version_key,
-                                             heartbeats_enabled=advice.heartbeats_enabled(current))
+        targets = advice.host_targets(drivers, ",".join(default), groups)
+        findings = placement.check_placement(
+            aliases, [(f.source, f.target) for f in topo.enabled_flows], targets, topo.version.key,
+            heartbeats_enabled=advice.heartbeats_enabled(current))
         return [(f.config_type, f.property, f.level, f.message) for f in findings]
 
     def _to_items(self, problems, version, origin):
