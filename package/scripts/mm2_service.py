@@ -73,22 +73,26 @@ def check_metrics_agent(params):
                    "mm2_metrics_enabled off (the metric alerts then report UNKNOWN)" % (jar or "(not set)"))
 
 
+def served_targets(params):
+    """--clusters of this host: kafka-mm2-driver/target.clusters (its config group); empty means
+    no --clusters, so MM2 runs every herder, the heartbeat emitters into the sources included."""
+    return placement.parse_targets(params.target_clusters_setting)
+
+
 def check_placement(params, rendering):
     """What this host can decide about --clusters and several drivers (the advisor sees more)."""
-    topo = getattr(rendering, "topology", None)
-    clusters = [c.alias for c in getattr(topo, "clusters", [])] if topo is not None else []
-    flows = [(f.source, f.target) for f in getattr(topo, "flows", []) if getattr(f, "enabled", True)] \
-        if topo is not None else []
-    if not clusters:
-        return
-    targets = list(getattr(rendering, "target_clusters", None) or [])
-    heartbeats = getattr(topo, "heartbeats_enabled", True)
-    findings = placement.local_findings(params.hostname, params.driver_hosts, targets, clusters, flows,
-                                        params.kafka_version_tuple, heartbeats)
+    from mm2_core import advice
+    topo = rendering.topology
+    flows = [(f.source, f.target) for f in topo.enabled_flows]
+    heartbeats = advice.heartbeats_enabled(params.plain_configurations())
+    findings = placement.local_findings(params.hostname, params.driver_hosts, served_targets(params),
+                                        topo.aliases, flows, params.kafka_version_tuple, heartbeats)
     errors = [f.message for f in findings if f.level == placement.ERROR]
     for f in findings:
         if f.level != placement.ERROR:
             Logger.warning(f.message)
+    for warning in getattr(rendering, "warnings", None) or []:
+        Logger.warning(str(warning))
     if errors:
         raise Fail("\n".join(errors))
 
@@ -127,14 +131,14 @@ def start(params, rendering):
         Logger.info("Removing stale pid file: %s" % current.detail)
         File(params.mm2_pid_file, action="delete")
 
-    targets = list(getattr(rendering, "target_clusters", None) or [])
+    targets = served_targets(params)
     command = process.launch_command(params.mm2_env_file, params.mm2_launcher, params.mm2_properties_file,
                                      targets, params.mm2_out_file, params.mm2_pid_file)
     log_offset = process.file_size(params.mm2_log_file)
     kinit(params)
     Execute(command, user=params.mm2_user)
 
-    rest_url = getattr(rendering, "rest_listener", None) if getattr(rendering, "internal_rest", False) else None
+    rest_url = rendering.rest_listener if rendering.internal_rest else None
     outcome = process.wait_started(params.mm2_pid_file, params.mm2_properties_file, params.mm2_start_timeout,
                                    log_path=params.mm2_log_file, log_offset=log_offset, rest_url=rest_url)
     if outcome.ok:

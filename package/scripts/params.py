@@ -134,9 +134,11 @@ metrics_auth_username = (_optional_env("mm2_metrics_auth_username") or "").strip
 metrics_auth_password = _optional_env("mm2_metrics_auth_password")
 metrics_has_secrets = mm2_metrics_ssl_enabled or bool(metrics_auth_username)
 
-mm2_kafka_opts_list = []
+# KAFKA_OPTS of the MM2 JVM (mm2-env.sh): the exporter agent serving the alerts' metrics
+_kafka_opts = []
 if mm2_metrics_enabled and jmx_exporter_jar:
-    mm2_kafka_opts_list.append("-javaagent:%s=%s:%s" % (jmx_exporter_jar, mm2_metrics_port, jmx_exporter_config_file))
+    _kafka_opts.append("-javaagent:%s=%s:%s" % (jmx_exporter_jar, mm2_metrics_port, jmx_exporter_config_file))
+mm2_kafka_opts = " ".join(_kafka_opts)
 
 # ---- security
 security_enabled = as_bool(default("/configurations/cluster-env/security_enabled", False))

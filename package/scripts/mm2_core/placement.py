@@ -14,6 +14,10 @@ How MM2 places work (MirrorMakerConfig.clusterPairs, MirrorMaker constructor):
   mirrored to B as A.heartbeats, so some host must serve target A too;
 - before Kafka 3.5 (KIP-710) several processes serving one target lose task
   reconfigurations (KAFKA-9981): new topics and config changes are not propagated.
+
+An empty target.clusters starts MM2 without --clusters: that host runs every herder, including
+the reverse ones that emit heartbeats into the sources (MM2's own default). Hosts given explicit
+targets run near those targets; then some host must still serve each source (heartbeats).
 """
 from mm2_core import names, versions
 
@@ -40,7 +44,7 @@ class Finding(object):
 
 
 def parse_targets(value):
-    """kafka-mm2-driver/target.clusters -> list of aliases; [] means all targets."""
+    """kafka-mm2-driver/target.clusters -> list of aliases; [] means the default (see below)."""
     items = []
     for part in (value or "").replace(";", ",").replace(" ", ",").split(","):
         part = part.strip()
@@ -81,8 +85,8 @@ def check_placement(clusters, flows, host_targets, version_tuple, heartbeats_ena
     """Findings for a whole deployment.
 
     clusters: aliases; flows: enabled (source, target) pairs; host_targets: {host: [aliases]}
-    with [] meaning all targets; internal_rest: whether dedicated-mode internal REST is
-    rendered (None: assume it is on from 3.5).
+    as configured (kafka-mm2-driver/target.clusters), [] meaning no --clusters: every cluster;
+    internal_rest: whether dedicated-mode internal REST is rendered (None: on from 3.5).
     """
     findings = []
     clusters = list(clusters)
@@ -101,7 +105,7 @@ def check_placement(clusters, flows, host_targets, version_tuple, heartbeats_ena
         for alias in (targets or clusters):
             if alias in serving:
                 serving[alias].append(host)
-        if not host_herders(pairs, targets) and not unknown:
+        if targets and not host_herders(pairs, targets) and not unknown:
             findings.append(Finding(ERROR, "Host %s: MM2 would exit at start with 'No source->target "
                                     "replication flows.': no flow targets %s. Set %s to the alias of a "
                                     "flow's target cluster, or leave it empty for all"
@@ -145,19 +149,24 @@ def check_placement(clusters, flows, host_targets, version_tuple, heartbeats_ena
 def local_findings(host, all_hosts, targets, clusters, flows, version_tuple, heartbeats_enabled=True):
     """What one driver host can decide alone at start (it sees only its own config group).
 
-    Before 3.5 a host serving all targets next to other driver hosts certainly shares a target
-    with them; distinct per-host targets are checked by the advisor, which sees every group.
+    targets: this host's configured target.clusters ([] = every cluster). Before 3.5, a host
+    serving every cluster next to other driver hosts certainly shares a target with them;
+    distinct explicit targets are checked by the advisor, which sees every config group.
     """
     findings = []
-    for f in check_placement(clusters, flows, {host: targets}, version_tuple, heartbeats_enabled):
-        if f.host == host:  # unknown aliases, nothing to run
-            findings.append(f)
     others = [h for h in (all_hosts or []) if h != host]
+    for f in check_placement(clusters, flows, {host: targets}, version_tuple, heartbeats_enabled):
+        # about this host (unknown alias, nothing to run), or about the deployment when this
+        # host is the only driver (unserved targets, missing heartbeats)
+        if f.host == host or not others:
+            findings.append(f)
     if others and not targets and version_tuple < MULTI_NODE_VERSION:
-        findings.append(Finding(ERROR, "This host serves all target clusters but %d other driver host(s) "
-                                "(%s) exist, and Kafka %s before %s loses task reconfigurations with "
-                                "several drivers per target (KAFKA-9981). Use one driver host, give each "
-                                "host distinct %s through config groups, or use Kafka %s+"
-                                % (len(others), ", ".join(sorted(others)), _fmt(version_tuple),
-                                   _fmt(MULTI_NODE_VERSION), _P_TARGETS, _fmt(MULTI_NODE_VERSION)), host))
+        findings.append(Finding(ERROR, "%s is empty on this host, so it serves every cluster (%s), and "
+                                "%d other driver host(s) exist (%s): Kafka %s before %s loses task "
+                                "reconfigurations with several drivers per target (KAFKA-9981). Give each "
+                                "host its own %s through config groups, keep one driver host, or use "
+                                "Kafka %s+" % (_P_TARGETS, ", ".join(clusters),
+                                               len(others), ", ".join(sorted(others)), _fmt(version_tuple),
+                                               _fmt(MULTI_NODE_VERSION), _P_TARGETS,
+                                               _fmt(MULTI_NODE_VERSION)), host))
     return findings
