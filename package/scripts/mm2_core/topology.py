@@ -946,7 +946,7 @@ def _check_flows(topo, collector):
 
 
 def _find_cycle(topo):
-    graph = {}
+    graph = OrderedDict()  # flow order, so the reported loop is stable on every Python
     for flow in topo.enabled_flows:
         graph.setdefault(flow.source, []).append(flow.target)
     state = {}

@@ -20,7 +20,7 @@ class KafkaVersion(object):
     "2.0.0.3.1.4.0-315" (HDP) or "3.1.0.1.0.0.0-1" (ODP), whose first three numbers are Kafka's.
     """
 
-    _RE = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?([.\-+_~].*)?\s*$")
+    _RE = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?([.\-+_~][0-9A-Za-z](?:\S*[0-9A-Za-z])?)?\s*$")
 
     def __init__(self, major, minor, patch=0, qualifier=""):
         self.major, self.minor, self.patch = int(major), int(minor), int(patch)
