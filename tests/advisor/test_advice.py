@@ -134,3 +134,14 @@ def test_ranger_recommendation_does_not_need_a_local_target():
 ])
 def test_kafka_version_for_validation(env, stack, expected):
     assert advice.kafka_version_for_validation(env, stack) == expected
+
+
+@pytest.mark.parametrize("config_type, name, expected", [
+    (names.TOPOLOGY, "content: flows[0] (a->b)", ("content", "flows[0] (a->b): msg")),
+    (names.TOPOLOGY, "content", ("content", "msg")),
+    (C, "source.alias", ("source.alias", "msg")),
+    (names.CUSTOM, "a->b.emit.heartbeats.enabled", ("a->b.emit.heartbeats.enabled", "msg")),
+    ("kafka-broker", "listeners", ("listeners", "msg")),
+])
+def test_ambari_property_names_the_field_of_the_form(config_type, name, expected):
+    assert advice.ambari_property(config_type, name, "msg") == expected

@@ -161,3 +161,54 @@ def test_strict_mode_lets_bugs_fail_the_tests(stack_advisor, advisor_path, monke
     _break_the_core(monkeypatch, type(stack_advisor.getServiceAdvisor(names.SERVICE)))
     with pytest.raises(RuntimeError):
         stack_advisor.validateConfigurations(services, _hosts())
+
+
+# --- the core validator's findings, as Ambari validation items -------------------------------
+
+T = names.TOPOLOGY
+
+
+@pytest.mark.parametrize("kwargs, mm2, where, text", [
+    ({"brokers": None}, {}, (C, "target.bootstrap.servers"), "no Kafka brokers to default to"),
+    ({}, {C: {"source.bootstrap.servers": "dc1-k1:99999,foo"}}, (C, "source.bootstrap.servers"), "host:port"),
+    ({}, {C: {"source.alias": "dc.1"}}, (C, "source.alias"), "not a valid cluster alias"),
+    ({}, {C: {"source.alias": "DC2"}}, (C, "target.alias"), "used twice"),
+    ({}, {R: {"topics": "orders\\.(?P<x>.*), a*+"}}, (R, "topics"), "not a valid Java regex"),
+    ({"brokers": ("k1.example.com",)}, {}, (R, "replication.factor"), "more than the 1 broker"),
+    ({}, {E: {"kafka_version_override": "2.4.1"}, R: {"sync.group.offsets.enabled": "true"}},
+     (R, "sync.group.offsets.enabled"), "needs Kafka 2.7"),
+    ({}, {E: {"kafka_version_override": "3.7.1"}, R: {"replication.policy": "identity", "direction": "active-active"}},
+     (R, "direction"), "loop dc1 -> dc2 -> dc1"),
+    ({}, {C: {"topology.mode": "advanced"}, T: {"content": "clusters:\n  dc1:\n    bootstrap.servers: a:9092\n"
+                                                            "  dc2:\n    bootstrap.servers: b:9092\nflows:\n"
+                                                            "  - source: dc1\n    target: dc3\n"}},
+     (T, "content"), "target 'dc3' is not a cluster alias"),
+])
+def test_core_validator_findings_name_the_property(stack_advisor, advisor_path, kwargs, mm2, where, text):
+    services = _services(advisor_path, drivers=DRIVERS[:1], mm2=_simple(**mm2), **kwargs)
+    items = validation_items(stack_advisor, services, _hosts())
+    assert find(items, config_type=where[0], config_name=where[1], level="ERROR", text=text), items
+
+
+def test_java_only_regex_syntax_is_accepted(stack_advisor, advisor_path):
+    services = _services(advisor_path, drivers=DRIVERS[:1], mm2=_simple(**{R: {"topics": "a*+, \\p{L}+\\.\\d++"}}))
+    assert find(validation_items(stack_advisor, services, _hosts()), config_name="topics") == []
+
+
+def test_a_clean_simple_setup_has_no_items(stack_advisor, advisor_path):
+    services = _services(advisor_path, drivers=DRIVERS[:1])
+    assert validation_items(stack_advisor, services, _hosts()) == []
+
+
+def test_an_assumed_version_is_named_in_version_messages(stack_advisor, advisor_path):
+    # HDP 3.1's Kafka 2.0 has no MM2 and no tarball version is known: 3.7.1 is assumed.
+    services = _services(advisor_path, stack="HDP", drivers=DRIVERS[:1],
+                         mm2=_simple(**{X: {"heartbeats.replication.enabled": "false"}}))
+    found = find(validation_items(stack_advisor, services, _hosts()), config_type=X, level="ERROR")
+    assert found and "3.7.1 is assumed: set kafka-mm2-env/kafka_version_override" in found[0]["message"]
+
+
+def test_the_stack_kafka_version_is_used_on_bigtop(stack_advisor, advisor_path):
+    services = _services(advisor_path, drivers=DRIVERS[:1], mm2=_simple(**{R: {"exactly.once.enabled": "true"}}))
+    found = find(validation_items(stack_advisor, services, _hosts()), config_name="exactly.once.enabled")
+    assert found and "2.8.1" in found[0]["message"] and "assumed" not in found[0]["message"]

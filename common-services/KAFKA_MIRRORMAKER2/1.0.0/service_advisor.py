@@ -217,6 +217,7 @@ class KAFKA_MIRRORMAKER2100ServiceAdvisor(service_advisor.ServiceAdvisor):
         """[(config type, property, level, message)] -> Ambari validation items, grouped by type."""
         by_type = {}
         for config_type, name, level, message in problems:
+            name, message = advice.ambari_property(config_type, name, message)
             if version in message and origin.startswith("assumed"):
                 message = "%s (Kafka %s is assumed: set %s/kafka_version_override to the version MM2 runs)" % (
                     message, version, names.ENV)

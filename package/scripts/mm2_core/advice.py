@@ -304,6 +304,25 @@ def recommend(current, local_kafka=None, cluster_name=None):
     return out
 
 
+# --- validation items ------------------------------------------------------------------------------
+
+def ambari_property(config_type, name, message):
+    """(property, message) Ambari can attach to a field of the form.
+
+    The core names places inside a property, e.g. 'content: flows[0] (a->b)' for a line of the
+    topology YAML; the UI shows an item next to the property it names, so the detail moves into
+    the message and the item names the property itself.
+    """
+    ctype = schema.BY_NAME.get(config_type)
+    if ctype is None or not ctype.properties or not name or name in ctype:
+        return name, message
+    for prop in sorted(ctype.properties, key=lambda p: -len(p.name)):
+        if name.startswith(prop.name):
+            detail = name[len(prop.name):].lstrip(":. ")
+            return prop.name, ("%s: %s" % (detail, message)) if detail else message
+    return name, message
+
+
 # --- driver placement ----------------------------------------------------------------------------
 
 def host_targets(driver_hosts, default_targets, config_groups=()):

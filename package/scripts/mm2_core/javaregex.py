@@ -86,13 +86,15 @@ def pattern_list_error(value):
     joined_error = java_regex_error("|".join(pieces))
     if joined_error is None:
         return None
+    # A comma inside {n,m} cut a regex in two: 'a{1' and '3}'.
+    cut = any(re.search(r"\{\d*$", left) and re.match(r"^\d*\}", right) for left, right in zip(pieces, pieces[1:]))
     for piece in pieces:
         error = java_regex_error(piece)
         if error:
             hint = ""
-            if len(pieces) > 1:
-                hint = (" (the value is a comma-separated list, so a comma inside a regex such as "
-                        "a{1,3} splits it; write such a piece without the comma)")
+            if cut:
+                hint = (" (the value is a comma-separated list, so the comma inside {n,m} splits the "
+                        "regex; write the repetition without a comma, e.g. (?:a|aa|aaa) for a{1,3})")
             return "'%s' is not a valid Java regex: %s%s" % (piece, error, hint)
     return "the patterns joined with '|' are not a valid Java regex: %s" % joined_error
 
