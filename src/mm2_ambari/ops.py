@@ -52,8 +52,17 @@ def read_cluster(ctx):
 
 
 def read_service(ctx):
-    return ctx.client.get_or_none("%s/services/%s?fields=ServiceInfo/state,components/ServiceComponentInfo/"
-                                  "component_name" % (ctx.c, S))
+    """The service resource, or None when it is not installed (404 Service not found)."""
+    try:
+        return ctx.client.get("%s/services/%s?fields=ServiceInfo/state,components/ServiceComponentInfo/"
+                              "component_name" % (ctx.c, S))
+    except AmbariHttpError as exc:
+        if exc.status != 404:
+            raise
+        if "Cluster not found" in (exc.ambari_message or ""):
+            raise BadInput("cluster %r not found on %s (Ambari: %s)" % (ctx.cluster, ctx.client.base,
+                                                                        exc.ambari_message))
+        return None
 
 
 def read_host_components(ctx, extra=""):

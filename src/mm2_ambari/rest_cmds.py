@@ -18,6 +18,9 @@ from mm2_ambari.waiter import Waiter
 def register(subparsers):
     common = _common_parser()
     file_opts = _file_parser()
+    conn_file = argparse.ArgumentParser(add_help=False)
+    conn_file.add_argument("-f", "--file", dest="conn_file", metavar="TOPOLOGY.yaml",
+                           help="take --url/--cluster from this deployment file's deployment.ambari section")
 
     p = subparsers.add_parser(
         "deploy", parents=[common, file_opts],
@@ -34,28 +37,28 @@ def register(subparsers):
                     "config version with a note, and restart only the driver hosts whose configs are stale.")
     p.set_defaults(func=_command(_configure))
 
-    p = subparsers.add_parser("restart", parents=[common], help="restart %s" % names.COMPONENT)
+    p = subparsers.add_parser("restart", parents=[common, conn_file], help="restart %s" % names.COMPONENT)
     p.add_argument("--rolling", action="store_true", help="one host at a time, waiting for each")
     p.add_argument("--hosts", type=_host_list, help="comma-separated hosts (default: all driver hosts)")
     p.add_argument("--stale-only", action="store_true", help="only hosts whose configs are stale")
     p.set_defaults(func=_command(ops.restart))
 
-    p = subparsers.add_parser("status", parents=[common], help="components per host with their states",
+    p = subparsers.add_parser("status", parents=[common, conn_file], help="components per host with their states",
                               description="Exit 1 when the service is missing or a component is not in "
                                           "the state Ambari wants (maintenance mode excepted).")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=_command(ops.status))
 
-    p = subparsers.add_parser("alerts", parents=[common], help="this service's alerts with state and text")
+    p = subparsers.add_parser("alerts", parents=[common, conn_file], help="this service's alerts with state and text")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--fail-on", choices=("WARNING", "CRITICAL"),
                    help="exit 1 when an alert (not in maintenance) is at this state or worse")
     p.set_defaults(func=_command(ops.alerts))
 
-    p = subparsers.add_parser("check", parents=[common], help="run %s and wait" % names.SERVICE_CHECK_ROLE)
+    p = subparsers.add_parser("check", parents=[common, conn_file], help="run %s and wait" % names.SERVICE_CHECK_ROLE)
     p.set_defaults(func=_command(ops.check))
 
-    p = subparsers.add_parser("run", parents=[common], help="run a custom command and show its output")
+    p = subparsers.add_parser("run", parents=[common, conn_file], help="run a custom command and show its output")
     p.add_argument("custom_command", metavar="COMMAND", choices=names.CUSTOM_COMMANDS,
                    help=", ".join(names.CUSTOM_COMMANDS))
     group = p.add_mutually_exclusive_group()
@@ -63,7 +66,7 @@ def register(subparsers):
     group.add_argument("--all-hosts", action="store_true", help="run on every driver host")
     p.set_defaults(func=_command(ops.run_command))
 
-    p = subparsers.add_parser("remove", parents=[common], help="stop and delete the service",
+    p = subparsers.add_parser("remove", parents=[common, conn_file], help="stop and delete the service",
                               description="Stop %s, delete its host components and the service (Ambari "
                                           "drops its configs and config groups with it)." % names.SERVICE)
     p.add_argument("--yes", action="store_true", help="confirm the removal (not needed with --dry-run)")
@@ -76,8 +79,6 @@ def _common_parser():
     g.add_argument("--url", help="Ambari server, e.g. https://ambari.example.com:8443 (default: AMBARI_URL, "
                                  "or deployment.ambari.url of the file)")
     g.add_argument("--cluster", help="cluster name (default: AMBARI_CLUSTER, or deployment.ambari.cluster)")
-    g.add_argument("-f", "--file", dest="conn_file", metavar="TOPOLOGY.yaml",
-                   help="take --url/--cluster from this file's deployment.ambari section")
     g.add_argument("--user", help="Ambari user (default: AMBARI_USER, ~/.netrc, or a prompt); the password "
                                   "comes from AMBARI_PASSWORD, ~/.netrc or a prompt, never from the command line")
     g.add_argument("--ca-bundle", metavar="PEM", help="CA certificates to verify Ambari's TLS certificate")
@@ -140,7 +141,7 @@ def _command(fn):
         client = None
         try:
             df = deployfile.load(args.topology) if getattr(args, "topology", None) else None
-            if df is None and args.conn_file:
+            if df is None and getattr(args, "conn_file", None):
                 df = deployfile.load(args.conn_file)
             url, cluster = _target(args, df)
             verify = _verify(args, err)

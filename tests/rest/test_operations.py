@@ -166,3 +166,19 @@ def test_unknown_custom_command_is_bad_input(cli, fake):
     result = run(cli, fake, "run", "DROP_EVERYTHING")
     assert result.code == 2
     assert "invalid choice" in result.err
+
+
+def test_the_real_dispatcher_runs_the_rest_subcommands(fake, capsys):
+    from mm2_ambari import cli as dispatcher
+    started(fake)
+    code = dispatcher.main(["status", "--url", fake.url, "--cluster", "prod"])
+    assert code == 0
+    assert "service state STARTED" in capsys.readouterr().out
+    assert dispatcher.main(["run", "NOPE"]) == 2
+
+
+def test_a_wrong_cluster_name_is_bad_input_quoting_ambari(cli, fake):
+    result = cli("restart", "--url", fake.url, "--cluster", "prdo")
+    assert result.code == 2
+    assert "cluster 'prdo' not found" in result.err
+    assert "The requested resource doesn't exist: Cluster not found, clusterName=prdo" in result.err
