@@ -323,6 +323,35 @@ REPLICATION = ConfigType(names.REPLICATION, "Replication flows (simple mode) and
     Property("secrets.config.provider.enabled", "false", "Keep secrets in a separate file",
              "Write passwords to a 0600 secrets file referenced through Kafka's FileConfigProvider "
              "instead of the main properties file.", value_type="boolean", overridable=False),
+    # The Verify Replication command (custom commands take no parameters from the UI).
+    Property("verify.flows", "", "Verify: flows",
+             "Flows the Verify Replication command checks, comma-separated SOURCE->TARGET "
+             "(e.g. primary->backup). Empty: every flow.",
+             empty_value_valid=True, overridable=False),
+    Property("verify.topics", "", "Verify: topics",
+             "Comma-separated Java regexes of source topics to verify. Empty: the topics each flow "
+             "replicates. Compacted topics can show false losses; leave them out.",
+             empty_value_valid=True, overridable=False),
+    Property("verify.lookback.minutes", "60", "Verify: time range",
+             "Verify Replication compares the records produced in the last N minutes.",
+             value_type="int", minimum="1", maximum="43200", unit="minutes", overridable=False),
+    Property("verify.pending.window.seconds", "60", "Verify: in-flight window",
+             "Source records this close to the end of the range that are not on the target yet "
+             "are reported as pending, not missing. Keep it above the replication latency.",
+             value_type="int", minimum="0", maximum="86400", unit="seconds", overridable=False),
+    Property("verify.spark.mode", "auto", "Verify: where Spark runs",
+             "auto: on YARN when the cluster has YARN and Spark and this host a Spark client, "
+             "otherwise local[*] on this host. yarn / local force one.",
+             value_type="value-list", entries=_choices(("auto", "yarn", "local")), overridable=False),
+    Property("verify.spark.home", "", "Verify: Spark home",
+             "Spark installation holding bin/spark-submit. Empty: SPARK_HOME, the stack's Spark "
+             "client, /usr/lib/spark, or a pip-installed pyspark.",
+             empty_value_valid=True, overridable=False),
+    Property("verify.spark.submit.args", "", "Verify: extra spark-submit arguments",
+             "Added to spark-submit. Spark's Kafka connector is not part of Spark: add it here, e.g. "
+             "--packages org.apache.spark:spark-sql-kafka-0-10_2.12:3.3.2 or --jars with "
+             "spark-sql-kafka-0-10, kafka-clients, commons-pool2 and spark-token-provider-kafka.",
+             empty_value_valid=True, overridable=False),
 ])
 
 TOPOLOGY = ConfigType(names.TOPOLOGY, "Advanced topology (YAML)", [
