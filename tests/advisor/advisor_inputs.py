@@ -139,7 +139,7 @@ def services_json(advisor_path, stack="BIGTOP", brokers=("k1.example.com", "k2.e
         services.append(service_entry(
             names.KAFKA_SERVICE, kafka_version or stack_kafka,
             [component(names.KAFKA_SERVICE, names.KAFKA_BROKER, "Kafka Broker", "MASTER", "1+", brokers, stack_id)],
-            stack_id, configurations=[stack_configuration("KAFKA", t, n, deps) for t, n, deps in advisor_dependencies()]))
+            stack_id))
         broker = dict(KAFKA_BROKER_DEFAULTS)
         broker.update(kafka_broker or {})
         configurations["kafka-broker"] = {"properties": broker}
@@ -152,7 +152,8 @@ def services_json(advisor_path, stack="BIGTOP", brokers=("k1.example.com", "k2.e
     services.append(service_entry(
         names.SERVICE, names.SERVICE_VERSION,
         [component(names.SERVICE, names.COMPONENT, names.COMPONENT_DISPLAY_NAME, "MASTER", "1+", drivers, stack_id)],
-        stack_id, advisor_path=advisor_path, advisor_name=names.ADVISOR_CLASS))
+        stack_id, advisor_path=advisor_path, advisor_name=names.ADVISOR_CLASS,
+        configurations=[stack_configuration(names.SERVICE, t, n, deps) for t, n, deps in advisor_dependencies()]))
     for config_type, props in schema.defaults().items():
         configurations[config_type] = {"properties": dict(props)}
     for config_type, props in (mm2 or {}).items():

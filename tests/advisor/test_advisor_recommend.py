@@ -155,3 +155,20 @@ def test_enabling_the_ranger_kafka_plugin_turns_acl_sync_off_as_a_dependency(sta
     configurations = result["recommendations"]["blueprint"]["configurations"]
     assert configurations[R]["properties"] == {"sync.topic.acls.enabled": "false"}
     assert C not in configurations  # the target is not among what depends on the Ranger flag
+
+
+def test_pointing_the_target_at_another_local_listener_follows_its_protocol(stack_advisor, advisor_path):
+    listeners = {"listeners": "PLAINTEXT://localhost:6667,SASL_SSL://localhost:6669"}
+    services = inputs.services_json(advisor_path, kafka_broker=listeners, changed=[(C, "target.bootstrap.servers")],
+                                    mm2={C: {"target.bootstrap.servers": "k1.example.com:6669"}})
+    result = stack_advisor.recommendConfigurationDependencies(services, _hosts())
+    props = result["recommendations"]["blueprint"]["configurations"][C]["properties"]
+    assert props["target.security.protocol"] == "SASL_SSL"
+    assert "target.bootstrap.servers" not in props  # the operator's edit stands: nothing comes back for it
+
+
+def test_pointing_the_target_elsewhere_recommends_nothing_about_it(stack_advisor, advisor_path):
+    services = inputs.services_json(advisor_path, changed=[(C, "target.bootstrap.servers")],
+                                    mm2={C: {"target.bootstrap.servers": "dr1.example.org:9093"}})
+    result = stack_advisor.recommendConfigurationDependencies(services, _hosts())
+    assert C not in result["recommendations"]["blueprint"]["configurations"]

@@ -81,6 +81,8 @@ def _choices(values):
 
 # The service advisor re-recommends the local-Kafka target when these broker settings change.
 _LOCAL_KAFKA_DEPS = (("kafka-broker", "listeners"), ("kafka-broker", "security.inter.broker.protocol"))
+# ... and the target's security when the operator points the target at another local listener.
+_TARGET_SECURITY_DEPS = _LOCAL_KAFKA_DEPS + ((names.CLUSTERS, "target.bootstrap.servers"),)
 
 
 def _cluster_properties(role):
@@ -105,16 +107,17 @@ def _cluster_properties(role):
                  title + " security protocol",
                  "How MM2 connects to the %s cluster." % role,
                  value_type="value-list", entries=_choices(PROTOCOLS), overridable=False,
-                 depends_on=_LOCAL_KAFKA_DEPS if target else ()),
+                 depends_on=_TARGET_SECURITY_DEPS if target else ()),
         Property(role + ".sasl.mechanism", "GSSAPI",
                  title + " SASL mechanism",
                  "SASL mechanism for SASL_PLAINTEXT / SASL_SSL. GSSAPI uses the MirrorMaker 2 "
                  "Kerberos identity unless a principal and keytab are given below.",
                  value_type="value-list", entries=_choices(SASL_MECHANISMS), overridable=False,
-                 depends_on=_LOCAL_KAFKA_DEPS if target else ()),
+                 depends_on=_TARGET_SECURITY_DEPS if target else ()),
         Property(role + ".sasl.kerberos.service.name", "kafka",
                  title + " Kerberos service name",
-                 "Primary of the %s brokers' Kerberos principal (GSSAPI)." % role, overridable=False),
+                 "Primary of the %s brokers' Kerberos principal (GSSAPI)." % role, overridable=False,
+                 depends_on=_TARGET_SECURITY_DEPS if target else ()),
         Property(role + ".sasl.kerberos.principal", "",
                  title + " Kerberos principal override",
                  "Principal for GSSAPI on this cluster. Empty: the service principal from "
