@@ -8,6 +8,7 @@ says where and how to deploy it:
       ambari: {url: https://ambari.example.com:8443, cluster: prod}
       stack: {name: BIGTOP, version: 3.2.0}      # optional: checked against the cluster's stack
       kafka_version: 3.7.1                       # optional: default the stack's Kafka (2.4+)
+      repository_version_id: 2                   # optional: Ambari 2.7 asks for it with several repos
       hosts: [mm2-1.example.com, mm2-2.example.com]
       note: "DR replication"                     # optional: service config version note
       configurations:                            # other kafka-mm2-* types; null resets to the default
@@ -32,8 +33,8 @@ FILE_OWNED = {names.TOPOLOGY: ("content",), names.CLUSTERS: ("topology.mode",)}
 TOPOLOGY_MODE = ("topology.mode", "advanced")
 RESET = object()  # a null value in the file: back to the stack default
 
-_DEPLOYMENT_KEYS = ("ambari", "stack", "kafka_version", "hosts", "note", "configurations",
-                    "config_groups")
+_DEPLOYMENT_KEYS = ("ambari", "stack", "kafka_version", "repository_version_id", "hosts", "note",
+                    "configurations", "config_groups")
 _GROUP_KEYS = ("name", "description", "hosts", "configurations")
 
 
@@ -49,6 +50,7 @@ class DeployFile(object):
         self.data = {}
         self.topology_text = ""
         self.ambari_url = self.cluster = self.stack = self.kafka_version = self.note = None
+        self.repository_version_id = None
         self.hosts = []
         self.configurations = {}  # {type: {name: str | RESET}}
         self.config_groups = []
@@ -147,6 +149,13 @@ def _parse_deployment(df, dep, environ, base_dir, problems):
                 % (dep["kafka_version"],))
         else:
             df.kafka_version = version
+    repo = dep.get("repository_version_id")
+    if repo is not None:
+        if isinstance(repo, bool) or not isinstance(repo, int) or repo < 1:
+            bad(("repository_version_id",), "must be the id of a repository version of the cluster "
+                                            "(GET /api/v1/clusters/<c>/stack_versions lists them)")
+        else:
+            df.repository_version_id = repo
     if dep.get("note") is not None:
         df.note = str(dep["note"])
     df.hosts = _host_list(dep.get("hosts"), ("hosts",), bad)

@@ -407,7 +407,17 @@ def deploy(ctx, df, opts):
 
     fresh = service is None
     if fresh:
-        create(ctx, "%s/services" % ctx.c, [{"ServiceInfo": {"service_name": S}}], "service " + S)
+        info = {"service_name": S}
+        if df.repository_version_id is not None:
+            info["desired_repository_version_id"] = df.repository_version_id
+        try:
+            create(ctx, "%s/services" % ctx.c, [{"ServiceInfo": info}], "service " + S)
+        except AmbariHttpError as exc:
+            if exc.status == 400 and "desired_repository_version_id" in (exc.ambari_message or ""):
+                raise BadInput("%s; set deployment.repository_version_id to the cluster's current "
+                               "repository version (GET %s/api/v1/clusters/%s/stack_versions)"
+                               % (exc, ctx.client.base, ctx.cluster))
+            raise
     components = [c.get("ServiceComponentInfo", {}).get("component_name") for c in (service or {}).get("components", [])]
     if C not in components:
         create(ctx, "%s/services/%s/components/%s" % (ctx.c, S, C), None, "component " + C)

@@ -79,6 +79,7 @@ class FakeAmbari(object):
         self.kerberos_auth = kerberos_auth
         self.mpack_installed = mpack_installed
         self.tls = tls  # (certfile, keyfile): serve https
+        self.repo_versions = [1]  # ids of the cluster's standard repository versions
         self.lock = threading.RLock()
         self.calls = []  # (method, path with decoded query, parsed body)
         self.headers_seen = []  # (method, X-Requested-By, Authorization scheme) per call
@@ -616,7 +617,14 @@ class Routes(object):
         created = []
         for item in items:
             name = (item.get("ServiceInfo") or {}).get("service_name")
+            repo = (item.get("ServiceInfo") or {}).get("desired_repository_version_id")
             self._hooks(("service", name))
+            if repo is None and len(f.repo_versions) > 1:
+                # ServiceResourceProvider.validateCreateRequests (2.7.x and trunk)
+                raise HttpError(400, "ServiceInfo/desired_repository_version_id was not specified, and the "
+                                     "cluster contains more than one standard-type repository")
+            if repo is not None and int(repo) not in f.repo_versions:
+                raise HttpError(400, "Could not find any repositories defined by %s" % repo)
             if name != S or not f.mpack_installed:
                 raise HttpError(400, "Unsupported or invalid service in stack, clusterName=%s, serviceName=%s, "
                                      "stackInfo=%s" % (f.cluster, name, "-".join(f.stack)))

@@ -257,3 +257,18 @@ def test_kafka_version_comes_from_the_stack_when_the_file_has_none(cli, fake, tm
     one.write_text(path.read_text().replace("hosts: [mm2-1.example.com, mm2-2.example.com]",
                                             "hosts: [mm2-2.example.com]"))
     assert deploy(cli, fake, path=str(one)).code == 0
+
+
+def test_several_repository_versions_need_the_id_ambari_asks_for(cli, fake, tmp_path):
+    fake.repo_versions = [1, 2]
+    result = deploy(cli, fake)
+    assert result.code == 2, result
+    assert ("ServiceInfo/desired_repository_version_id was not specified, and the cluster contains more "
+            "than one standard-type repository") in result.err
+    assert "set deployment.repository_version_id" in result.err
+    path = tmp_path / "repo.yaml"
+    path.write_text(open(TOPOLOGY).read().replace('  kafka_version: "3.7.1"\n',
+                                                  '  kafka_version: "3.7.1"\n  repository_version_id: 2\n'))
+    assert deploy(cli, fake, path=str(path)).code == 0
+    assert [c for c in fake.mutating_calls() if c[1].endswith("/services") and c[0] == "POST"][-1][2] == [
+        {"ServiceInfo": {"service_name": S, "desired_repository_version_id": 2}}]
