@@ -17,8 +17,9 @@ PLACEHOLDERS = {
     "package/scripts/service_check.py": "# placeholder (tests/build): the service check script\n",
 }
 
-_COPY_IGNORE = shutil.ignore_patterns(".git", ".venv*", "dist", "__pycache__", "*.pyc", ".pytest_cache",
-                                      ".hypothesis", "*.egg-info", ".ci-venv*")
+# What build.py reads; nothing else is copied (other parts of the checkout change under our feet).
+BUILD_INPUTS = ("build.py", "mpack.json", "common-services", "stacks", "package", "tests/build/released-names.json")
+_COPY_IGNORE = shutil.ignore_patterns(".*", "__pycache__", "*.pyc", "*.tmp")
 
 
 def load_build_module():
@@ -46,8 +47,16 @@ def content_files(repo):
 
 
 def copy_checkout(dest):
-    """A copy of the checkout (without VCS data, virtualenvs, caches or build output) at dest."""
-    shutil.copytree(REPO_ROOT, dest, ignore=_COPY_IGNORE)
+    """A copy of what the build reads from the checkout, at dest."""
+    for rel in BUILD_INPUTS:
+        source = os.path.join(REPO_ROOT, *rel.split("/"))
+        target = os.path.join(dest, *rel.split("/"))
+        if os.path.isdir(source):
+            shutil.copytree(source, target, ignore=_COPY_IGNORE)
+        elif os.path.isfile(source):
+            if not os.path.isdir(os.path.dirname(target)):
+                os.makedirs(os.path.dirname(target))
+            shutil.copyfile(source, target)
     placeholders = dict(PLACEHOLDERS)
     for name in content_files(dest):
         placeholders["package/templates/" + name] = "# placeholder (tests/build) for %s\n{{ value }}\n" % name
@@ -95,3 +104,37 @@ def tar_members(tarball):
 
 def problems_text(problems):
     return "\n".join(str(p) for p in problems)
+
+
+# -- an ambari-server resources tree ------------------------------------------------------------
+
+def make_resources(root, stacks):
+    """An ambari-server resources dir holding stacks/<name>/<version> (with a KAFKA service)."""
+    resources = os.path.join(root, "resources")
+    for stack in stacks:
+        services = os.path.join(resources, "stacks", stack, "services", "KAFKA")
+        os.makedirs(services)
+        write_text(os.path.join(services, "metainfo.xml"), "<metainfo/>")
+    return resources
+
+
+def stack_dirs(resources):
+    """Every real (non-link) directory under stacks/."""
+    found = set()
+    for root, dirs, _ in os.walk(os.path.join(resources, "stacks")):
+        for name in dirs:
+            path = os.path.join(root, name)
+            if not os.path.islink(path):
+                found.add(os.path.relpath(path, resources).replace(os.sep, "/"))
+    return found
+
+
+def links(resources):
+    """{link path relative to resources: its target} for every symlink under resources/."""
+    found = {}
+    for root, dirs, files in os.walk(resources):
+        for name in dirs + files:
+            path = os.path.join(root, name)
+            if os.path.islink(path):
+                found[os.path.relpath(path, resources).replace(os.sep, "/")] = os.path.realpath(path)
+    return found

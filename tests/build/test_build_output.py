@@ -119,9 +119,10 @@ def test_the_version_is_written_once(repo_copy, tmpdir, build_module):
 
 def test_command_line_prints_the_ambari_commands_and_checksum(repo_copy, tmpdir):
     out_dir = str(tmpdir.join("out"))
+    env = dict((k, v) for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME"))
     proc = subprocess.Popen([sys.executable if sys.version_info[0] == 3 else "python3",
                              os.path.join(repo_copy, "build.py"), "--out", out_dir],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=repo_copy)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=repo_copy, env=env)
     out, err = proc.communicate()
     out = out.decode("utf-8")
     assert proc.returncode == 0, err.decode("utf-8")

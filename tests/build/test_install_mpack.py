@@ -11,40 +11,9 @@ import pytest
 
 import mpack_helpers
 from fake_setup_mpacks import FatalException, NamedDict, Server, archive_root_dir
+from mpack_helpers import links, make_resources, stack_dirs
 
 SERVICE, VERSION, COMPONENT = "KAFKA_MIRRORMAKER2", "1.0.0", "MIRRORMAKER2_DRIVER"
-
-
-def make_resources(root, stacks):
-    """An ambari-server resources dir holding stacks/<name>/<version> (with a KAFKA service)."""
-    resources = os.path.join(root, "resources")
-    for stack in stacks:
-        services = os.path.join(resources, "stacks", stack, "services", "KAFKA")
-        os.makedirs(services)
-        mpack_helpers.write_text(os.path.join(services, "metainfo.xml"), "<metainfo/>")
-    return resources
-
-
-def stack_dirs(resources):
-    """Every real (non-link) directory under stacks/."""
-    found = set()
-    for root, dirs, _ in os.walk(os.path.join(resources, "stacks")):
-        for name in dirs:
-            path = os.path.join(root, name)
-            if not os.path.islink(path):
-                found.add(os.path.relpath(path, resources).replace(os.sep, "/"))
-    return found
-
-
-def links(resources):
-    """{link path relative to resources: its target} for every symlink under resources/."""
-    found = {}
-    for root, dirs, files in os.walk(resources):
-        for name in dirs + files:
-            path = os.path.join(root, name)
-            if os.path.islink(path):
-                found[os.path.relpath(path, resources).replace(os.sep, "/")] = os.path.realpath(path)
-    return found
 
 
 def installed_names(service_dir):

@@ -20,7 +20,7 @@ import pytest
 
 import mpack_helpers
 from fake_setup_mpacks import Server
-from test_install_mpack import links, make_resources, stack_dirs
+from mpack_helpers import links, make_resources, stack_dirs
 
 SERVICE, VERSION = "KAFKA_MIRRORMAKER2", "1.0.0"
 AMBARI_VERSION = {"2.7.8": "2.7.8.0.0", "trunk": "3.0.0.0"}
