@@ -1152,6 +1152,7 @@ class Checker(object):
                     continue
                 extends = service.text_of("extends")
                 if extends != parent:
+                    # the server looks the parent up as <name>/<version of its metainfo> among common-services
                     self.add(rel, (service.find("extends") or service).line,
                              "<extends> must be %s so the stack add-on inherits the common definition" % parent)
                 if service.text_of("version") not in (None, self.names.SERVICE_VERSION):
