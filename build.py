@@ -320,7 +320,10 @@ class Core(object):
 
     def __init__(self, repo):
         self.repo = repo
-        self.names, self.schema = _import_core(repo)
+        try:
+            self.names, self.schema = _import_core(repo)
+        except Exception as e:  # a broken schema must read as a problem, not a traceback
+            raise _Invalid(_import_problem(repo, e))
         with io.open(os.path.join(repo, SCHEMA_REL), encoding="utf-8") as fh:
             self.schema_source = Source(SCHEMA_REL, fh.read())
         self.own_types = dict((t.name, t) for t in self.schema.CONFIG_TYPES)
@@ -362,6 +365,19 @@ class Core(object):
     def problem(self, config_type, name, message):
         label = "%s/%s" % (config_type, name) if name else config_type
         return Problem(SCHEMA_REL, self.schema_line(config_type, name), "%s: %s" % (label, message))
+
+
+def _import_problem(repo, error):
+    """Problem for an exception raised while importing mm2_core: its file and line in the checkout."""
+    import traceback
+    rel, line = SCHEMA_REL, 1
+    if isinstance(error, SyntaxError) and error.filename:
+        rel, line = os.path.relpath(error.filename, repo).replace(os.sep, "/"), error.lineno or 1
+    else:
+        for filename, lineno, _, _ in traceback.extract_tb(sys.exc_info()[2]):
+            if os.path.abspath(filename).startswith(os.path.abspath(repo) + os.sep):
+                rel, line = os.path.relpath(filename, repo).replace(os.sep, "/"), lineno
+    return Problem(rel, line, "importing mm2_core failed: %s: %s" % (type(error).__name__, error))
 
 
 def _import_core(repo):
@@ -643,9 +659,9 @@ def assemble(staging_dir, repo=REPO, core=None):
 def _assemble(staging_dir, repo, core=None):
     try:
         name, version = read_mpack_identity(repo)
+        core = core or Core(repo)
     except _Invalid as e:
         raise BuildError([e.problem])
-    core = core or Core(repo)
     # only what makes assembly impossible blocks it here; validate() reports every other problem
     problems = template_problems(core)
     service_dir = core.service_dir

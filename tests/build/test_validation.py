@@ -220,6 +220,14 @@ def test_schema_default_outside_its_range(repo_copy, build_module):
             "kafka-mm2-replication/tasks.max", "default 0 is outside [1, 1000]")
 
 
+def test_schema_that_does_not_import(repo_copy, build_module):
+    rel = "package/scripts/mm2_core/schema.py"
+    replace_in(_path(repo_copy, rel), "CONFIG_TYPES = (", "CONFIG_TYPES = (NO_SUCH_TYPE, ")
+    problems = _problems(build_module, repo_copy)
+    assert problems == ["%s:%d: importing mm2_core failed: NameError: name 'NO_SUCH_TYPE' is not defined"
+                        % (rel, _line_of(repo_copy, rel, "NO_SUCH_TYPE"))]
+
+
 # -- Python that runs inside Ambari --------------------------------------------------------------
 
 def test_python3_only_syntax_in_agent_code(repo_copy, build_module):
