@@ -7,7 +7,10 @@ stack advisor loads it. Its parent class comes from BASE_SERVICE_ADVISOR, as on 
 - default (CI): the test doubles in tests/advisor/double/ (stack_advisor.py, service_advisor.py);
 - MM2_AMBARI_SRC=<Ambari checkout>: the real ambari-server/src/main/resources/stacks/
   {ambari_configuration,stack_advisor,service_advisor}.py (trunk on Python 3.9/3.10 with `distro`,
-  release-2.7.8 on Python 2.7).
+  release-2.7.8 on Python 2.7); with a full checkout also scripts/stack_advisor.py end to end.
+
+The layout comes from build.assemble(); MM2_ADVISOR_COPY_LAYOUT=1 copies the two trees instead
+(for when build.py cannot assemble because another part of the mpack is unfinished).
 """
 import os
 import shutil
@@ -37,10 +40,7 @@ def _load_build_module():
     path = os.path.join(REPO_ROOT, "build.py")
     if not os.path.isfile(path):
         return None
-    try:
-        return load_source("mm2_build_for_advisor_tests", path)
-    except Exception:  # build.py is being written by someone else; fall back to copying
-        return None
+    return load_source("mm2_build_for_advisor_tests", path)
 
 
 def assemble_service(staging):
