@@ -1,0 +1,217 @@
+"""What the Verify Replication command runs (mm2_verify_job.plan), on Python 2.7 and 3:
+settings from kafka-mm2-replication, flows and Kafka settings from the rendering, where Spark
+runs, keytabs shipped to YARN, and the spark-submit line."""
+import json
+
+import pytest
+
+from mm2_core import names, schema
+from mm2_verify_job import plan
+
+KEYTAB = "/etc/security/keytabs/mm2.service.keytab"
+JAAS = ('com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true '
+        'keyTab="%s" principal="mm2/h1@EXAMPLE.COM";' % KEYTAB)
+
+
+class Cluster(object):
+    def __init__(self, bootstrap):
+        self.bootstrap = bootstrap
+
+
+class Flow(object):
+    def __init__(self, source, target):
+        self.source, self.target = source, target
+
+
+class Topology(object):
+    def __init__(self, clusters, flows, settings):
+        self.clusters = clusters
+        self.enabled_flows = flows
+        self.settings = settings
+
+    def flow_setting(self, flow, name):
+        return self.settings.get((flow.source, flow.target), {}).get(name)
+
+
+class Rendering(object):
+    """The parts of mm2_core.render's result the plan reads."""
+
+    def __init__(self, topology, properties):
+        self.topology = topology
+        self.properties = properties
+
+    def file(self, name):
+        return None
+
+
+def rendering(separator=None, policy_class=None):
+    properties = [
+        (None, "# comment lines come through as key None"),
+        ("clusters", "primary, backup"),
+        ("primary.bootstrap.servers", "a1:9093"),
+        ("primary.security.protocol", "SASL_SSL"),
+        ("primary.sasl.mechanism", "GSSAPI"),
+        ("primary.sasl.kerberos.service.name", "kafka"),
+        ("primary.sasl.jaas.config", JAAS),
+        ("primary.ssl.truststore.location", "/etc/pki/a.jks"),
+        ("primary.ssl.truststore.password", "${file:/etc/kafka-mm2/conf/secrets.properties:primary.ts}"),
+        ("primary.producer.linger.ms", "5"),
+        ("backup.bootstrap.servers", "b1:9092"),
+        ("backup.security.protocol", "PLAINTEXT"),
+    ]
+    if separator:
+        properties.append(("replication.policy.separator", separator))
+    if policy_class:
+        properties.append(("replication.policy.class", policy_class))
+    topo = Topology({"primary": Cluster("a1:9093"), "backup": Cluster("b1:9092")},
+                    [Flow("primary", "backup"), Flow("backup", "primary")],
+                    {("primary", "backup"): {"topics": "orders.*, payments", "topics.exclude": "orders-tmp"},
+                     ("backup", "primary"): {"topics": ".*", "topics.exclude": None}})
+    return Rendering(topo, properties)
+
+
+def configurations(**verify):
+    return {names.REPLICATION: dict(("verify." + k.replace("_", "."), v) for k, v in verify.items())}
+
+
+def test_settings_default_to_the_schema():
+    settings = plan.verify_settings({})
+    assert settings["lookback_minutes"] == int(schema.REPLICATION["verify.lookback.minutes"].default)
+    assert settings["pending_window_seconds"] == int(schema.REPLICATION["verify.pending.window.seconds"].default)
+    assert (settings["flows"], settings["topics"], settings["spark_mode"]) == ([], "", "auto")
+    assert plan.verify_settings(configurations(flows="a->b, c -> d"))["flows"] == ["a->b", "c->d"]
+
+
+def test_bad_settings_name_the_property():
+    with pytest.raises(plan.PlanError) as err:
+        plan.verify_settings(configurations(lookback_minutes="0", pending_window_seconds="soon", spark_mode="k8s"))
+    properties = [p[1] for p in err.value.problems]
+    assert properties == ["verify.lookback.minutes", "verify.pending.window.seconds", "verify.spark.mode"]
+    assert all(p[0] == names.REPLICATION for p in err.value.problems)
+
+
+def test_view_takes_flows_and_mm2s_own_client_security():
+    flows, clusters = plan.view_from_rendering(rendering(separator="_"), {"primary.ts": "s3cret"})
+    assert flows == [
+        {"source": "primary", "target": "backup", "topics": "orders.*, payments", "topics_exclude": "orders-tmp",
+         "policy": "prefixed", "separator": "_"},
+        {"source": "backup", "target": "primary", "topics": ".*", "topics_exclude": "",
+         "policy": "prefixed", "separator": "_"},
+    ]
+    assert clusters["primary"] == {
+        "bootstrap.servers": "a1:9093", "security.protocol": "SASL_SSL", "sasl.mechanism": "GSSAPI",
+        "sasl.kerberos.service.name": "kafka", "sasl.jaas.config": JAAS,
+        "ssl.truststore.location": "/etc/pki/a.jks", "ssl.truststore.password": "s3cret"}
+    assert clusters["backup"] == {"bootstrap.servers": "b1:9092", "security.protocol": "PLAINTEXT"}
+
+
+def test_identity_policy_is_recognised():
+    flows, _ = plan.view_from_rendering(
+        rendering(policy_class="org.apache.kafka.connect.mirror.IdentityReplicationPolicy"))
+    assert set(f["policy"] for f in flows) == {"identity"} and flows[0]["separator"] == "."
+
+
+def test_job_plan_per_flow_in_the_jobs_own_format():
+    from mm2_verify_job import job
+    flows, clusters = plan.view_from_rendering(rendering(), {"primary.ts": "s3cret"})
+    settings = plan.verify_settings(configurations(flows="primary->backup", lookback_minutes="15",
+                                                   pending_window_seconds="90"))
+    result = plan.job_plan(settings, flows, clusters)
+    assert [e["flow"] for e in result["flows"]] == ["primary->backup"]
+    entry = result["flows"][0]
+    assert (entry["since"], entry["until"], entry["pending_window"], entry["allow_empty"]) == ("-15m", "now", "90s", True)
+    assert entry["topics"] == "orders.*, payments" and entry["topics_exclude"] == "orders-tmp"
+    assert entry["source"]["options"]["ssl.truststore.password"] == "s3cret"
+    # The job accepts exactly this.
+    spec = job.normalize_spec(json.loads(json.dumps(entry)), 1714557600000)
+    assert (spec["mode"], spec["since_ms"], spec["topics"]) == ("time", 1714557600000 - 900000, ["orders.*", "payments"])
+    # verify.topics narrows every flow; an empty verify.flows takes them all.
+    result = plan.job_plan(plan.verify_settings(configurations(topics="payments")), flows, clusters)
+    assert [(e["flow"], e["topics"]) for e in result["flows"]] == [("primary->backup", "payments"),
+                                                                   ("backup->primary", "payments")]
+
+
+def test_unknown_flow_is_named_with_the_known_ones():
+    flows, clusters = plan.view_from_rendering(rendering())
+    with pytest.raises(plan.PlanError) as err:
+        plan.job_plan(plan.verify_settings(configurations(flows="primary->dr")), flows, clusters)
+    assert "verify.flows" in str(err.value) and "primary->dr" in str(err.value)
+    assert "primary->backup, backup->primary" in str(err.value)
+
+
+def test_keytabs_go_to_yarn_under_relative_names():
+    flows, clusters = plan.view_from_rendering(rendering())
+    result = plan.job_plan(plan.verify_settings({}), flows, clusters)
+    shipped = plan.ship_keytabs(result["flows"])
+    assert shipped == {"mm2-verify-1.keytab": KEYTAB}  # one file, used by both flows
+    forward, backward = result["flows"]  # primary->backup and backup->primary: primary uses Kerberos
+    for options in (forward["source"]["options"], backward["target"]["options"]):
+        assert 'keyTab="mm2-verify-1.keytab"' in options["sasl.jaas.config"]
+    assert "keyTab" not in json.dumps(forward["target"]) + json.dumps(backward["source"])
+
+
+HOSTS_YARN_SPARK = {"resourcemanager_hosts": ["rm1"], "spark_client_hosts": ["h1"],
+                    "spark_jobhistoryserver_hosts": ["h2"]}
+
+
+def exists_for(*homes):
+    paths = set(h + "/bin/spark-submit" for h in homes)
+    return lambda path: path in paths
+
+
+def test_auto_runs_on_yarn_when_the_cluster_has_yarn_spark_and_a_client_here():
+    choice = plan.choose_spark("auto", "", HOSTS_YARN_SPARK, "/usr/bigtop", environ={},
+                               exists=exists_for("/usr/bigtop/current/spark-client"))
+    assert (choice["master"], choice["spark_submit"]) == ("yarn", "/usr/bigtop/current/spark-client/bin/spark-submit")
+    assert choice["reason"] == "the cluster has YARN and Spark"
+
+
+@pytest.mark.parametrize("hosts, homes, pyspark, master, home, reason", [
+    ({"spark_client_hosts": ["h1"]}, ["/usr/lib/spark"], None, "local[*]", "/usr/lib/spark", "the cluster has no YARN"),
+    ({"resourcemanager_hosts": ["rm"]}, ["/usr/lib/spark"], None, "local[*]", "/usr/lib/spark",
+     "the cluster has no Spark"),
+    (HOSTS_YARN_SPARK, [], "/py/pyspark", "local[*]", "/py/pyspark", "this host has no Spark client"),
+    ({}, ["/opt/spark"], None, "local[*]", "/opt/spark", "the cluster has no YARN"),  # SPARK_HOME
+])
+def test_auto_falls_back_to_local(hosts, homes, pyspark, master, home, reason):
+    exists = exists_for(*(list(homes) + ([pyspark] if pyspark else [])))
+    choice = plan.choose_spark("auto", "", hosts, "/usr/hdp", environ={"SPARK_HOME": "/opt/spark"},
+                               exists=exists, pyspark_home=lambda: pyspark)
+    assert (choice["master"], choice["spark_home"], choice["reason"]) == (master, home, reason)
+
+
+def test_pip_pyspark_is_looked_for_only_when_no_spark_is_installed():
+    asked = []
+    plan.choose_spark("auto", "", {}, None, environ={}, exists=exists_for("/usr/lib/spark"),
+                      pyspark_home=lambda: asked.append(1))
+    assert asked == []
+
+
+@pytest.mark.parametrize("mode, home_setting, homes, prop", [
+    ("yarn", "", [], "verify.spark.mode"),
+    ("auto", "", [], "verify.spark.home"),
+    ("local", "/opt/missing", ["/usr/lib/spark"], "verify.spark.home"),
+])
+def test_no_usable_spark_names_the_property(mode, home_setting, homes, prop):
+    with pytest.raises(plan.PlanError) as err:
+        plan.choose_spark(mode, home_setting, HOSTS_YARN_SPARK, None, environ={}, exists=exists_for(*homes))
+    assert err.value.problems[0][:2] == (names.REPLICATION, prop)
+
+
+def test_forced_modes():
+    exists = exists_for("/usr/hdp/current/spark2-client")
+    assert plan.choose_spark("yarn", "", {}, "/usr/hdp", environ={}, exists=exists)["master"] == "yarn"
+    local = plan.choose_spark("local", "", HOSTS_YARN_SPARK, "/usr/hdp", environ={}, exists=exists)
+    assert (local["master"], local["reason"]) == ("local[*]", "forced by verify.spark.mode")
+
+
+def test_spark_submit_line_has_no_secrets_and_ships_keytabs():
+    spark = {"spark_submit": "/s/bin/spark-submit", "master": "yarn"}
+    argv = plan.spark_submit_argv(spark, "/pkg/job.py", "/tmp/p/plan.json", "/l/r.json", "/l/p.html", "/l/s.txt",
+                                  ["--jars", "/j/k.jar"], {"mm2-verify-1.keytab": KEYTAB})
+    assert argv == ["/s/bin/spark-submit", "--master", "yarn", "--name", "mm2-verify", "--deploy-mode", "client",
+                    "--files", KEYTAB + "#mm2-verify-1.keytab", "--jars", "/j/k.jar", "/pkg/job.py",
+                    "--plan", "/tmp/p/plan.json", "--report", "/l/r.json", "--plot", "/l/p.html",
+                    "--summary", "/l/s.txt"]
+    local = plan.spark_submit_argv({"spark_submit": "s", "master": "local[*]"}, "j", "p", "r", "pl", "su")
+    assert local[:3] == ["s", "--master", "local[*]"] and "--deploy-mode" not in local
