@@ -120,14 +120,14 @@ def test_parent_found_without_base_service_advisor_through_the_mpack_symlink(tmp
 
 def test_missing_parent_fails_loading_with_a_clear_message(tmp_path, service_dir):
     env = _python_env({"BASE_SERVICE_ADVISOR": str(tmp_path / "nowhere.py")})
-    code = ("import imp,sys; p=sys.argv[1]\n"
+    code = ("import sys\n"
+            "sys.path.insert(0, sys.argv[2])\n"
+            "from run_stack_advisor import load_source\n"
             "try:\n"
-            "    imp.load_source('service_advisor_impl', p)\n"
+            "    load_source('service_advisor_impl', sys.argv[1])\n"
             "except ImportError as e:\n"
-            "    print('IMPORTERROR ' + str(e))\n") if sys.version_info < (3, 12) else None
-    if code is None:
-        pytest.skip("imp is gone on 3.12+")
-    proc = subprocess.Popen([sys.executable, "-c", code, os.path.join(service_dir, "service_advisor.py")], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            "    print('IMPORTERROR ' + str(e))\n")
+    proc = subprocess.Popen([sys.executable, "-c", code, os.path.join(service_dir, "service_advisor.py"), HERE],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     out = proc.communicate()[0].decode("utf-8", "replace")
     assert "IMPORTERROR" in out and "stacks/service_advisor.py not found" in out and "nowhere.py" in out
