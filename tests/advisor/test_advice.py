@@ -129,8 +129,8 @@ def test_ranger_recommendation_does_not_need_a_local_target():
     ({"kafka_install_source": "path", "kafka_home": "/opt/kafka_2.12-2.8.2"}, "3.1.0",
      ("2.8.2", "kafka-mm2-env/kafka_home")),
     ({"kafka_install_source": "tarball", "kafka_tarball_url": "/repo/kafka.tgz"}, "3.1.0",
-     (advice.ASSUMED_KAFKA_VERSION, "assumed (set kafka-mm2-env/kafka_version_override)")),
-    ({}, None, (advice.ASSUMED_KAFKA_VERSION, "assumed (set kafka-mm2-env/kafka_version_override)")),
+     (advice.ASSUMED_KAFKA_VERSION, "assumed: set kafka-mm2-env/kafka_version_override")),
+    ({}, None, (advice.ASSUMED_KAFKA_VERSION, "assumed: set kafka-mm2-env/kafka_version_override")),
 ])
 def test_kafka_version_for_validation(env, stack, expected):
     assert advice.kafka_version_for_validation(env, stack) == expected

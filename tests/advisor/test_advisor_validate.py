@@ -212,3 +212,14 @@ def test_the_stack_kafka_version_is_used_on_bigtop(stack_advisor, advisor_path):
     services = _services(advisor_path, drivers=DRIVERS[:1], mm2=_simple(**{R: {"exactly.once.enabled": "true"}}))
     found = find(validation_items(stack_advisor, services, _hosts()), config_name="exactly.once.enabled")
     assert found and "2.8.1" in found[0]["message"] and "assumed" not in found[0]["message"]
+
+
+def test_layout_warning_names_where_the_version_came_from(stack_advisor, advisor_path):
+    services = _services(advisor_path, mm2=_simple(**{E: {"kafka_version_override": "3.4.1"}}))
+    items = layout_items(stack_advisor, services, _hosts())
+    assert "Kafka 3.4.1 (kafka-mm2-env/kafka_version_override)" in items[0]["message"]
+    items = layout_items(stack_advisor, _services(advisor_path, stack="HDP",
+                                                  mm2=_simple(**{E: {"kafka_install_source": "tarball",
+                                                                     "kafka_tarball_url": "http://r/kafka_2.12-3.3.2.tgz"}})),
+                         _hosts())
+    assert "Kafka 3.3.2 (kafka-mm2-env/kafka_tarball_url)" in items[0]["message"]

@@ -403,4 +403,4 @@ def kafka_version_for_validation(env, stack_kafka_version=None):
             found = tarball_version(env.get(name))
             if found:
                 return found, names.ENV + "/" + name
-    return ASSUMED_KAFKA_VERSION, "assumed (set %s/kafka_version_override)" % names.ENV
+    return ASSUMED_KAFKA_VERSION, "assumed: set %s/kafka_version_override" % names.ENV
