@@ -89,7 +89,7 @@ def test_bootstrap_not_purely_local_is_the_operators(bootstrap):
 
 
 @pytest.mark.parametrize("name, alias", [("c1", "c1"), ("Prod Cluster.1", "Prod_Cluster_1"), ("..", None),
-                                         ("", None), (None, None), ("_x_", "x")])
+                                         ("", None), (None, None), ("_x_", "x"), ("Config", "Config-cluster")])
 def test_alias_from_cluster_name(name, alias):
     assert advice.alias_from_cluster_name(name) == alias
 
@@ -108,9 +108,10 @@ def test_source_that_is_the_local_kafka_gets_the_cluster_name_as_alias():
     assert R not in out  # the target is remote: its broker count is unknown
 
 
-def test_no_alias_when_it_would_collide_with_the_other_side():
+@pytest.mark.parametrize("source_alias", ["prod", "PROD"])
+def test_no_alias_when_it_would_collide_with_the_other_side(source_alias):
     local = advice.describe_local_kafka(HOSTS, {"listeners": "PLAINTEXT://localhost:6667"})
-    out = advice.recommend({C: {"source.alias": "prod", "target.alias": ""}}, local, "prod")
+    out = advice.recommend({C: {"source.alias": source_alias, "target.alias": ""}}, local, "prod")
     assert "target.alias" not in out[C]
 
 

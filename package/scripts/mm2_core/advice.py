@@ -7,7 +7,7 @@ Ambari's data structures, so the rules are tested directly. Stdlib only, Python 
 """
 import re
 
-from mm2_core import names, placement, schema, versions
+from mm2_core import names, placement, schema, topology, versions
 
 CLUSTERS = names.CLUSTERS
 REPLICATION = names.REPLICATION
@@ -195,8 +195,13 @@ def bootstrap_servers(hosts, port):
 
 
 def alias_from_cluster_name(cluster_name):
-    """A valid MM2 alias from an Ambari cluster name: letters, digits, '_' and '-' only; None if nothing is left."""
+    """A valid MM2 alias from an Ambari cluster name: letters, digits, '_' and '-' only; None if nothing is left.
+
+    Names MM2 would read as its own settings (topology.RESERVED_ALIASES, e.g. 'config') get '-cluster'.
+    """
     alias = ALIAS_INVALID_CHARS.sub("_", (cluster_name or "").strip()).strip("_-")
+    if alias.lower() in topology.RESERVED_ALIASES:
+        alias += "-cluster"
     return alias or None
 
 
@@ -289,7 +294,8 @@ def recommend(current, local_kafka=None, cluster_name=None):
         derived = alias_from_cluster_name(cluster_name)
         for role, is_local in (("target", target_local), ("source", bool(source_local))):
             other = (clusters.get(("source" if role == "target" else "target") + ".alias") or "").strip()
-            if is_local and derived and derived != other and not (clusters.get(role + ".alias") or "").strip():
+            if is_local and derived and derived.lower() != other.lower() and \
+                    not (clusters.get(role + ".alias") or "").strip():
                 put(CLUSTERS, role + ".alias", derived)
 
     if target_local:
