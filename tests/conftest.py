@@ -66,3 +66,31 @@ if int(pytest.__version__.split(".")[0]) >= 7:
 else:
     def pytest_ignore_collect(path, config):
         return _ignore(path)
+
+
+def _nearest_conftest_module(test_file, config):
+    """The conftest module closest to test_file (Python's `import conftest` would take any)."""
+    directory = os.path.dirname(os.path.abspath(test_file))
+    loaded = {}
+    for plugin in config.pluginmanager.get_plugins():
+        path = getattr(plugin, "__file__", None)
+        if path and os.path.basename(path).startswith("conftest.py"):
+            loaded[os.path.dirname(os.path.abspath(path))] = plugin
+    while directory.startswith(REPO_ROOT):
+        if directory in loaded:
+            return loaded[directory]
+        directory = os.path.dirname(directory)
+    return None
+
+
+def pytest_collectstart(collector):
+    # Test modules here use `from conftest import helper` for their own directory's conftest.
+    # Every directory's conftest is a top-level module named "conftest", so bind that name to
+    # the nearest one right before a test module is imported (pytest 4.6 on Python 2 would
+    # otherwise hand every module the first conftest it loaded).
+    path = getattr(collector, "path", None) or getattr(collector, "fspath", None)
+    if path is None or not str(path).endswith(".py") or os.path.basename(str(path)).startswith("conftest"):
+        return
+    module = _nearest_conftest_module(str(path), collector.config)
+    if module is not None:
+        sys.modules["conftest"] = module
