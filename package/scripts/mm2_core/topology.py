@@ -332,6 +332,7 @@ class Topology(object):
         self.mode = mode
         self.version = version
         self.clusters = OrderedDict()
+        self.candidates = []             # every cluster described, valid alias or not
         self.flows = []
         self.settings = OrderedDict()    # effective global settings (kafka-mm2-replication names)
         self.setting_origins = {}        # setting -> (config_type, property)
@@ -470,7 +471,7 @@ def _build(configurations, kafka_version, local_kafka):
         return topo, collector
     _check_settings(topo, collector)
     _check_flows(topo, collector)
-    for cluster in topo.clusters.values():
+    for cluster in topo.candidates:
         _check_cluster(configurations, topo, cluster, collector)
     _custom(configurations, topo, collector)
     _check_driver(configurations, topo, collector)
@@ -555,6 +556,7 @@ def _same_brokers(a, b):
 
 
 def _add_clusters(topo, clusters, collector):
+    topo.candidates.extend(clusters)  # checked even when the alias is rejected: report everything at once
     seen_lower = {}
     for cluster in clusters:
         config_type, name = cluster.where("alias") if cluster.origin[0] == CLUSTERS_T else (
@@ -1016,11 +1018,12 @@ def _check_cluster(configurations, topo, cluster, collector):
             config_type, name = where("ssl.endpoint.identification.algorithm")
             collector.error(config_type, name, "'%s': use https (verify broker host names) or leave it empty"
                             % algorithm)
-    for kind in CLIENT_SECTIONS:
+    valid_alias = topo.clusters.get(cluster.alias) is cluster
+    for kind in CLIENT_SECTIONS if valid_alias else ():
         for key, value in cluster.client_overrides(kind).items():
             origin = cluster.where("%s.%s" % (kind, key))
             _check_key(topo, collector, origin, "%s.%s.%s" % (cluster.alias, kind, key), value, from_model=False)
-    for key, value in cluster.extra.items():
+    for key, value in cluster.extra.items() if valid_alias else ():
         _check_key(topo, collector, cluster.where("config.%s" % key), "%s.%s" % (cluster.alias, key), value,
                    from_model=False)
     for field, value in conn.items():

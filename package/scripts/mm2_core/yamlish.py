@@ -125,9 +125,25 @@ def _quote_can_start(text, i):
     return before[-1] in ":-?" and text[i - 1] == " "
 
 
+# Characters YAML allows in a stream (YAML 1.1 "printable"); others must be escaped in double quotes.
+_NON_PRINTABLE = re.compile(u"[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD"
+                            u"\U00010000-\U0010FFFF]" if len(u"\U00010000") == 1 else
+                            u"[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uFFFD]")
+
+
 def _split_lines(text):
     if not isinstance(text, type(u"")) and not isinstance(text, str):
         raise YamlError(0, "the topology must be text")
+    if isinstance(text, bytes) and not isinstance(text, type(u"")):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError:
+            raise YamlError(0, "the topology is not UTF-8 text")
+    bad = _NON_PRINTABLE.search(text)
+    if bad:
+        number = text.count(u"\n", 0, bad.start()) + 1
+        raise YamlError(number, "non-printable character U+%04X; remove it (inside double quotes write it "
+                                "as an escape, e.g. \\x%02x)" % (ord(bad.group(0)), ord(bad.group(0)) & 0xFF))
     lines = []
     raw = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     seen_start = False
@@ -279,7 +295,8 @@ def _split_flow_items(body, line):
                 continue
             if char == '"':
                 quote = None
-        elif char in "'\"" and body[start:i].strip() == "":
+        elif char in "'\"" and (body[start:i].strip() == "" or
+                                 (body[start:i].rstrip().endswith(":") and body[i - 1] == " ")):
             quote = char
         elif char in "[{":
             raise YamlError(line, "nested [...] / {...} are not supported; use block style")
