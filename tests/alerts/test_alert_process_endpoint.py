@@ -69,7 +69,16 @@ def test_running_without_the_agent_and_no_jar(run_alert, fake_mm2):
     assert text.startswith("Cannot read MirrorMaker 2 metrics from http://127.0.0.1:%d/metrics: connection refused. "
                            "MirrorMaker 2 runs (pid %d) without the JMX exporter agent" % (port, info["pid"]))
     assert "The exporter jar /nonexistent/jmx_prometheus_javaagent.jar does not exist on this host" in text
-    assert "set kafka-mm2-env/jmx_exporter_jar to an http(s) URL" in text
+    assert "set kafka-mm2-env/jmx_exporter_jar to an http(s) URL and run Install" in text
+
+
+def test_jar_downloaded_from_a_url_is_looked_for_where_install_puts_it(run_alert, fake_mm2):
+    info = fake_mm2()
+    env = _env(info, jmx_exporter_jar="https://repo.example.com/jmx_prometheus_javaagent-1.0.1.jar",
+               kafka_home="/nonexistent/kafka-mm2/current")
+    state, text = run_alert("process", free_port(), env=env)
+    assert state == "UNKNOWN"
+    assert "The exporter jar /nonexistent/kafka-mm2/lib/jmx_prometheus_javaagent-1.0.1.jar does not exist" in text
 
 
 def test_agent_whose_jar_vanished(run_alert, fake_mm2):

@@ -139,3 +139,20 @@ def test_every_rule_is_used_by_some_version():
                         hits.add(i)
                         break
     assert hits == set(range(len(exporter.rules)))
+
+
+def test_grafana_dashboard_queries_only_series_the_rules_produce():
+    import json
+    import os
+    from exporter_sim import REPO
+    path = os.path.join(REPO, "common-services", "KAFKA_MIRRORMAKER2", "1.0.0", "dashboards", "grafana-dashboards",
+                        "grafana-kafka-mirrormaker2.json")
+    with open(path) as fh:
+        dash = json.load(fh)
+    produced = set(_series(_process("3.7.1"))) | set(_series(_process("3.4.1"))) | {m.SCRAPE_DURATION}
+    used = set()
+    for panel in dash["panels"]:
+        for target in panel.get("targets", []):
+            used |= set(re.findall(r"\b(mm2_[a-z_]+|jmx_[a-z_]+)\b", target["expr"]))
+    assert used and used <= produced, used - produced
+    assert [v["name"] for v in dash["templating"]["list"]] == ["datasource", "instance"]

@@ -119,6 +119,15 @@ def _jar_name(configs):
     return os.path.basename(jar.split("?")[0]) if jar else ""
 
 
+def _jar_path(setting, configs):
+    """Where the driver puts the exporter jar for this kafka-mm2-env/jmx_exporter_jar setting."""
+    try:
+        from mm2_core import install
+        return install.jmx_agent_jar_path(setting, _env(configs, "kafka_home"))
+    except Exception:
+        return "" if setting.startswith(("http://", "https://")) else setting
+
+
 def _agent_parts(agent):
     """'/p/jar=9405:/etc/x.yaml' -> ('/p/jar', '9405', '/etc/x.yaml')."""
     jar, _, rest = agent.partition("=")
@@ -155,12 +164,12 @@ def diagnose(fetched, endpoint, configs, proc):
         return text + (". If MM2 runs, check that it was started with the exporter agent "
                        "(kafka-mm2-env/mm2_metrics_enabled=true) on port %d" % endpoint.port)
     if not proc.agent:
-        jar = endpoint.jar
+        jar = _jar_path(endpoint.jar, configs)
         hint = ""
-        if jar and not jar.startswith(("http://", "https://")) and not os.path.exists(jar):
+        if jar and not os.path.exists(jar):
             hint = (" The exporter jar %s does not exist on this host: put jmx_prometheus_javaagent-<version>.jar "
-                    "there, or set kafka-mm2-env/jmx_exporter_jar to an http(s) URL the driver's install "
-                    "downloads it from." % jar)
+                    "there, or set kafka-mm2-env/jmx_exporter_jar to an http(s) URL and run Install on the "
+                    "MirrorMaker 2 Driver so it is downloaded." % jar)
         return text + (". MirrorMaker 2 runs (pid %s) without the JMX exporter agent, so nothing serves metrics.%s "
                        "Keep kafka-mm2-env/mm2_metrics_enabled=true and restart the MirrorMaker 2 Driver."
                        % (proc.pid, hint))
