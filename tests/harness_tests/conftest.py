@@ -5,7 +5,6 @@ tests about the double's own machinery are marked double_only and skipped there.
 """
 import logging
 import os
-import sys
 
 import pytest
 
@@ -14,12 +13,7 @@ import harness
 double_only = pytest.mark.skipif(harness.using_real_ambari(), reason="tests the double's own machinery")
 
 
-def ambari_line():
-    """'3' (trunk semantics) or '2.7' (2.7.8 semantics) of the library under test."""
-    if harness.using_real_ambari():
-        return "2.7" if sys.version_info[0] == 2 else "3"
-    from resource_management import _double
-    return _double.ambari_line()
+ambari_line = harness.ambari_line
 
 
 class _ListHandler(logging.Handler):
