@@ -392,7 +392,9 @@ def build_session(master=None, app_name="mm2-verify", shuffle_partitions=None):
         "spark.ui.showConsoleProgress", "false")
     if shuffle_partitions:
         builder = builder.config("spark.sql.shuffle.partitions", str(shuffle_partitions))
-    return builder.getOrCreate()
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("WARN")  # the summary, not Spark's INFO chatter, is the output
+    return session
 
 
 def read_dump(spark, spec, where):
@@ -887,6 +889,9 @@ def format_table(report, max_rows=None):
             lines.append("%d target records lie outside the compared range (not counted)."
                          % flow["totals"]["target_outside_range"])
         lines.append("")
+    if report.get("spark"):
+        lines.append("Spark %s on %s (%s)" % (report["spark"]["version"], report["spark"]["master"],
+                                              report["spark"]["application_id"]))
     totals = report["totals"]
     if report["status"] == "OK":
         verdict = "OK: %d of %d source records verified on the target" % (totals["matched"], totals["source_records"])
@@ -1128,6 +1133,8 @@ def run(argv, spark=None, out=None):
         if own_session:
             spark = build_session(args.master, args.app_name, args.shuffle_partitions)
         report = build_report([verify_flow(spark, spec) for spec in specs])
+        report["spark"] = {"master": spark.sparkContext.master, "version": spark.version,
+                           "application_id": spark.sparkContext.applicationId}
         out.write(write_outputs(report, args) + "\n")
         return report["exit_code"], report
     except BadInput as exc:

@@ -1,0 +1,125 @@
+"""Entry point of `mm2-verify`: the Spark job in-process, or a plan from Ambari configurations.
+
+    mm2-verify --flow A->B --source-dump ... --target-dump ... [job flags]   (see --help)
+    mm2-verify --ambari-config configs.json [--flow A->B] [--since -2h] [outputs]
+    mm2-verify --print-spark-submit [job flags]   # the same run as a spark-submit command line
+
+With --ambari-config the flows, topics, replication policy and each cluster's Kafka security
+come from Ambari's configurations ({type: {property: value}} or a command JSON), rendered by
+the same core the agent uses; the verify.* properties give the defaults of the range.
+Exit status: 0 ok, 1 loss or disorder found, 2 bad input, 3 the job could not run.
+"""
+import argparse
+import json
+import os
+import shlex
+import sys
+import tempfile
+
+from mm2_verify_job import job, plan
+
+DEFAULT_KAFKA_VERSION = "3.7.1"
+# Job flags a --ambari-config run may use to override the planned entries.
+OVERRIDES = {"since": "since", "until": "until", "topics": "topics", "pending_window": "pending_window",
+             "pending_records": "pending_records", "fail_on": "fail_on", "match_on": "match_on"}
+
+
+def wrapper_parser():
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--ambari-config")
+    parser.add_argument("--kafka-version", default=DEFAULT_KAFKA_VERSION)
+    parser.add_argument("--print-spark-submit", action="store_true")
+    return parser
+
+
+def spark_submit_line(job_argv):
+    """The spark-submit command running the same verification on a cluster."""
+    args = list(job_argv)
+    master = None
+    if "--master" in args:
+        i = args.index("--master")
+        master = args[i + 1] if i + 1 < len(args) else None
+        del args[i:i + 2]
+    head = ["spark-submit"] + (["--master", master] if master else [])
+    head += ["--packages", "org.apache.spark:spark-sql-kafka-0-10_<scala>:<spark version>"] \
+        if any(a.endswith("-bootstrap") for a in args) else []
+    return " ".join(shlex.quote(a) for a in head + [os.path.abspath(job.__file__)] + args)
+
+
+def load_configurations(path):
+    try:
+        with open(path) as handle:
+            data = json.load(handle)
+    except (IOError, OSError, ValueError) as exc:
+        raise job.BadInput("--ambari-config %s: %s" % (path, exc))
+    if isinstance(data, dict) and isinstance(data.get("configurations"), dict):
+        data = data["configurations"]  # a command JSON
+    if not isinstance(data, dict):
+        raise job.BadInput("--ambari-config %s: expected {config type: {property: value}}" % path)
+    return data
+
+
+def plan_from_ambari(configurations, kafka_version, job_args):
+    """The job plan for these configurations, with the command line's range and flow choice."""
+    try:
+        from mm2_core import javaprops, render
+    except ImportError as exc:
+        raise job.BadInput("--ambari-config needs the rendering core (mm2_core.render): %s" % exc)
+    conf_dir = tempfile.mkdtemp(prefix="mm2-verify-render-")
+    try:
+        rendering = render.render_mm2(configurations, kafka_version, "localhost", conf_dir)
+    except Exception as exc:  # topology.ConfigError: the same messages as the agent
+        raise job.BadInput("the Ambari configuration is invalid:\n%s" % exc)
+    secrets_file = rendering.file(render.SECRETS_FILE)
+    secrets = javaprops.load_dict(secrets_file.text) if secrets_file is not None else {}
+    try:
+        settings = plan.verify_settings(configurations)
+        if job_args.flow:
+            settings["flows"] = [job_args.flow.replace(" ", "")]
+        flows, clusters = plan.view_from_rendering(rendering, secrets)
+        result = plan.job_plan(settings, flows, clusters)
+    except plan.PlanError as exc:
+        raise job.BadInput(str(exc))
+    for entry in result["flows"]:
+        for flag, key in OVERRIDES.items():
+            value = getattr(job_args, flag)
+            default = job.build_parser().get_default(flag)
+            if value is not None and value != default:
+                entry[key] = value
+    return result
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    wrapper, job_argv = wrapper_parser().parse_known_args(argv)
+    if wrapper.print_spark_submit:
+        sys.stdout.write(spark_submit_line(job_argv) + "\n")
+        return job.EXIT_OK
+    if not wrapper.ambari_config:
+        return job.main(job_argv)
+    try:
+        job_args = job.build_parser().parse_args(job_argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else job.EXIT_BAD_INPUT
+    try:
+        result = plan_from_ambari(load_configurations(wrapper.ambari_config), wrapper.kafka_version, job_args)
+    except job.BadInput as exc:
+        sys.stderr.write("mm2-verify: bad input: %s\n" % exc)
+        return job.EXIT_BAD_INPUT
+    # The plan holds the clusters' passwords: a private file, removed right after the run.
+    fd, path = tempfile.mkstemp(prefix="mm2-verify-plan-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w") as handle:
+            json.dump(result, handle)
+        passthrough = []
+        for flag in ("report", "plot", "summary", "master", "shuffle_partitions", "app_name", "max_table_rows"):
+            value = getattr(job_args, flag)
+            if value is not None:
+                passthrough += ["--" + flag.replace("_", "-"), str(value)]
+        return job.main(["--plan", path] + passthrough)
+    finally:
+        os.unlink(path)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
