@@ -51,6 +51,9 @@ class MirrorMaker2Driver(Script):
         mm2_service.check_placement(params, rendering)
         mm2_service.check_java(params)
         mm2_service.check_metrics_agent(params)
+        if not mm2_service.running(params):
+            import mm2_commands
+            mm2_commands.ensure_check_topics(params, rendering)
         mm2_service.start(params, rendering)
 
     def stop(self, env, upgrade_type=None):

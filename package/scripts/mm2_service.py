@@ -113,6 +113,10 @@ def _kill(pid, sig):
         raise
 
 
+def running(params):
+    return process.check_status(params.mm2_pid_file, params.mm2_properties_file).running
+
+
 def start(params, rendering):
     current = process.check_status(params.mm2_pid_file, params.mm2_properties_file)
     if current.running:

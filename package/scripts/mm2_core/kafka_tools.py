@@ -274,3 +274,100 @@ def offsets_csv(checkpoints, with_group):
         fields = ([cp.group] if with_group else []) + [cp.topic, cp.partition, cp.downstream]
         lines.append(",".join(_csv_field(f) for f in fields))
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+# ---------------------------------------------------------------- what the tools need to know
+
+_FILE_REF = re.compile(r"\$\{file:([^}:]+):([^}]+)\}")
+_CLIENT_SECURITY = ("security.protocol", "sasl.", "ssl.")
+
+
+def client_properties(properties, alias, secrets=None):
+    """[(key, value)] of a client config for cluster alias, from the rendered MM2 properties
+    ([(key, value)] of connect-mirror-maker.properties): its security settings, with
+    ${file:...:key} references resolved from secrets ({key: value} of the secrets file)."""
+    secrets = secrets or {}
+    prefix = alias + "."
+    out = []
+    for key, value in properties:
+        if key is None or not key.startswith(prefix):
+            continue
+        name = key[len(prefix):]
+        if name == "security.protocol" or name.startswith(_CLIENT_SECURITY[1:]):
+            value = _FILE_REF.sub(lambda m: secrets.get(m.group(2), m.group(0)), value or "")
+            out.append((name, value))
+    return out
+
+
+def split_patterns(value):
+    """A topics/groups LIST setting as MM2 reads it (comma-separated, trimmed)."""
+    if isinstance(value, (list, tuple)):
+        return [v.strip() for v in value if v and v.strip()]
+    return [v for v in re.split(r"\s*,\s*", (value or "").strip()) if v]
+
+
+def is_internal_topic(topic):
+    """Topics DefaultReplicationPolicy never replicates (ReplicationPolicy.isInternalTopic)."""
+    return topic.startswith("__") or topic.startswith(".") or topic.endswith(".internal") \
+        or topic.endswith("-internal")
+
+
+class TopicFilter(object):
+    """MM2's DefaultTopicFilter: included by one pattern, excluded by none (whole-name matches).
+
+    Patterns are Java regexes; Python's re agrees on the usual ones. A pattern re cannot compile
+    makes the filter 'unsure' (None) rather than wrong.
+    """
+
+    def __init__(self, include, exclude):
+        self.include = split_patterns(include)
+        self.exclude = split_patterns(exclude)
+        self.unsure = False
+        self._inc = self._compile(self.include)
+        self._exc = self._compile(self.exclude)
+
+    def _compile(self, patterns):
+        if not patterns:
+            return None
+        try:
+            return re.compile("(?:%s)\\Z" % "|".join("(?:%s)" % p for p in patterns))
+        except re.error:
+            self.unsure = True
+            return None
+
+    def matches(self, topic):
+        """True/False, or None when a pattern is Java-only syntax."""
+        if self.unsure:
+            return None
+        if is_internal_topic(topic):
+            return False
+        if self._inc is None or not self._inc.match(topic):
+            return False
+        return not (self._exc is not None and self._exc.match(topic))
+
+    def describe(self):
+        return "topics=%s, topics.exclude=%s" % (", ".join(self.include) or "(none)",
+                                                 ", ".join(self.exclude) or "(none)")
+
+
+def internal_separator(separator, version_tuple, internal_separator_enabled=True):
+    """Separator inside MM2's internal topic names: the policy separator from 3.1 (KIP-690)
+    unless replication.policy.internal.topic.separator.enabled=false (KIP-949), else '.'."""
+    if version_tuple >= (3, 1, 0) and internal_separator_enabled:
+        return separator or "."
+    return "."
+
+
+def checkpoints_topic(source, separator, version_tuple, internal_separator_enabled=True):
+    sep = internal_separator(separator, version_tuple, internal_separator_enabled)
+    return "%s%scheckpoints%sinternal" % (source, sep, sep)
+
+
+def heartbeats_topic(source, separator):
+    """The source's heartbeats as mirrored on the target (prefixed under every policy)."""
+    return "%s%sheartbeats" % (source, separator or ".")
+
+
+def status_topic(source):
+    """Connect status topic of the herder source->target, on the target (MM2 worker default)."""
+    return "mm2-status.%s.internal" % source

@@ -1,0 +1,376 @@
+"""Service check and the custom commands REPLICATION_STATUS and EXPORT_TRANSLATED_OFFSETS.
+
+They talk to the Kafka clusters only through the installation's command-line tools
+(mm2_kafka_cli), as the MM2 user, with the same security settings MM2 uses. The record formats
+are parsed by the pure core (mm2_core.kafka_tools).
+"""
+import json
+import os
+import re
+import time
+import uuid
+
+from resource_management.core.exceptions import Fail
+from resource_management.core.logger import Logger
+
+from mm2_core import kafka_tools, names
+
+CHECK_TOPIC = names.SERVICE_CHECK_TOPIC
+CHECK_TOPIC_CONFIGS = {"retention.ms": str(24 * 3600 * 1000)}
+POLL_SECONDS = 5
+
+
+def _render(params):
+    import mm2_setup
+    mm2_setup.require_installation(params)
+    return mm2_setup.render_files(params)
+
+
+def _kinit(params):
+    import mm2_service
+    mm2_service.kinit(params)
+
+
+def _setting(topo, flow, name):
+    return topo.flow_setting(flow, name)
+
+
+def topic_filter(topo, flow):
+    return kafka_tools.TopicFilter(_setting(topo, flow, "topics"), _setting(topo, flow, "topics.exclude"))
+
+
+def _internal_separator_enabled(rendering):
+    for key, value in rendering.properties:
+        if key == "replication.policy.internal.topic.separator.enabled":
+            return str(value).strip().lower() != "false"
+    return True
+
+
+# ---------------------------------------------------------------- start: the check topic
+
+def ensure_check_topics(params, rendering, timeout=30):
+    """At START, create the service check topic on every source that lacks it, so MM2's first
+    topic scan finds it (new topics are otherwise noticed only every refresh.topics.interval).
+    Best effort: a source MM2 may not write to only costs a warning."""
+    import mm2_kafka_cli
+    topo = rendering.topology
+    sources = [s for s in topo.sources() if any(topic_filter(topo, f).matches(CHECK_TOPIC)
+                                                for f in topo.enabled_flows if f.source == s)]
+    marker_dir = params.mm2_conf_dir
+    todo = [s for s in sources if not os.path.exists(os.path.join(marker_dir, ".check-topic-%s" % s))]
+    if not todo:
+        return
+    _kinit(params)
+    with mm2_kafka_cli.KafkaCli(params, rendering, timeout=timeout) as cli:
+        for alias in todo:
+            result = cli.create_topic(alias, CHECK_TOPIC, CHECK_TOPIC_CONFIGS)
+            if result.ok:
+                Logger.info("Service check topic %s is on %s" % (CHECK_TOPIC, alias))
+                with open(os.path.join(marker_dir, ".check-topic-%s" % alias), "w") as fh:
+                    fh.write("%d\n" % int(time.time()))
+            else:
+                Logger.warning("Could not create the service check topic %s on %s (the service check will "
+                               "try again): %s" % (CHECK_TOPIC, alias, result.problem()))
+
+
+# ---------------------------------------------------------------- service check
+
+class CheckFailed(Exception):
+    def __init__(self, step, message):
+        Exception.__init__(self, "%s: %s" % (step, message))
+        self.step = step
+
+
+def _wait_for(deadline, attempt):
+    """Call attempt() until it returns something truthy or the deadline passes (1 s, 2 s, ...
+    up to POLL_SECONDS between attempts: each attempt starts a JVM)."""
+    pause = 1
+    while True:
+        result = attempt()
+        if result or time.time() >= deadline:
+            return result
+        time.sleep(min(pause, max(0, deadline - time.time())))
+        pause = min(POLL_SECONDS, pause + 1)
+
+
+def check_flow(cli, rendering, flow, deadline, hostname):
+    """Marker record through one flow; returns a one-line summary or raises CheckFailed."""
+    topo = rendering.topology
+    source, target = flow.source, flow.target
+    flt = topic_filter(topo, flow)
+    covered = flt.matches(CHECK_TOPIC)
+    if covered is False:
+        return check_heartbeats(cli, rendering, flow,
+                                "the check topic %s is not replicated by %s (%s): add it to "
+                                "kafka-mm2-replication/topics to test with a record" % (
+                                    CHECK_TOPIC, flow.name, flt.describe()))
+    mirrored = topo.mirrored_topic(flow, CHECK_TOPIC)
+
+    step = "1/5 create %s on %s" % (CHECK_TOPIC, source)
+    result, topics = cli.list_topics(source)
+    if topics is None:
+        raise CheckFailed(step, "cannot list the topics of %s (%s): %s" % (source, cli.bootstrap(source),
+                                                                          result.problem()))
+    created_now = CHECK_TOPIC not in topics
+    if created_now:
+        result = cli.create_topic(source, CHECK_TOPIC, CHECK_TOPIC_CONFIGS)
+        if not result.ok:
+            raise CheckFailed(step, result.problem())
+
+    marker = "ambari-mm2-service-check %s from %s at %s" % (uuid.uuid4().hex, hostname,
+                                                         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+    step = "2/5 produce a marker to %s on %s" % (CHECK_TOPIC, source)
+    result = cli.produce(source, CHECK_TOPIC, marker)
+    if not result.ok:
+        raise CheckFailed(step, result.problem())
+
+    step = "3/5 read the marker back from %s on %s" % (CHECK_TOPIC, source)
+    result = cli.consume(source, CHECK_TOPIC)
+    if marker not in result.out:
+        # the console producer exits 0 even when its sends fail: its errors tell why
+        raise CheckFailed(step, "the marker is not in %s on %s: %s" % (CHECK_TOPIC, source, result.problem()))
+    started = time.time()
+
+    step = "4/5 find the mirrored topic %s on %s" % (mirrored, target)
+    state = {}
+
+    def mirrored_exists():
+        res, found = cli.list_topics(target)
+        state["last"] = res
+        return found is not None and mirrored in found
+
+    if not _wait_for(deadline, mirrored_exists):
+        refresh = _setting(topo, flow, "refresh.topics.interval.seconds")
+        hint = ("MM2 notices new source topics every refresh.topics.interval.seconds=%ss; %s was created "
+                "only now, so run the check again after that (or restart MM2)" % (refresh, CHECK_TOPIC)) \
+            if created_now else ("is MM2 running for %s (REPLICATION_STATUS shows its connectors)?" % flow.name)
+        last = state.get("last")
+        problem = "" if last is None or last.ok else " (listing failed: %s)" % last.problem()
+        raise CheckFailed(step, "%s did not appear on %s in time%s; %s" % (mirrored, target, problem, hint))
+
+    step = "5/5 find the marker in %s on %s" % (mirrored, target)
+    if not _wait_for(deadline, lambda: marker in cli.consume(target, mirrored).out):
+        raise CheckFailed(step, "the marker did not reach %s on %s in time; MM2 may be lagging or its "
+                                "source connector failing (see REPLICATION_STATUS and the MM2 log)"
+                          % (mirrored, target))
+    return "%s: marker produced to %s on %s arrived in %s on %s after %.0fs" % (
+        flow.name, CHECK_TOPIC, source, mirrored, target, time.time() - started)
+
+
+def check_heartbeats(cli, rendering, flow, why):
+    """Proof of a flow without writing: fresh <source>.heartbeats records on the target."""
+    topo = rendering.topology
+    topic = kafka_tools.heartbeats_topic(flow.source, topo.separator)
+    step = "heartbeats %s on %s (%s)" % (topic, flow.target, why)
+    result = cli.consume(flow.target, topic, mode="heartbeat")
+    # records of A's heartbeats topic (emitted into A by herders X->A) mirrored to the target
+    beats = [b for b in kafka_tools.parse_heartbeats(result.out) if b.target == flow.source]
+    if not beats:
+        raise CheckFailed(step, "no heartbeats of %s arrived on %s; they are emitted into %s by the %s->%s herder: "
+                                "some driver host must serve %s (kafka-mm2-driver/target.clusters)%s" % (
+                                    flow.source, flow.target, flow.source, flow.target, flow.source, flow.source,
+                                    "" if result.ok else " (%s)" % result.problem()))
+    age = time.time() - max(b.timestamp for b in beats) / 1000.0
+    limit = 3 * int(_setting(topo, flow, "emit.heartbeats.interval.seconds") or 5) + 60
+    if age > limit:
+        raise CheckFailed(step, "the last heartbeat of %s on %s is %.0fs old (more than %ds)" % (
+            flow.source, flow.target, age, limit))
+    return "%s: %s; instead, the last heartbeat of %s on %s is %.0fs old" % (flow.name, why, flow.source,
+                                                                            flow.target, age)
+
+
+def service_check(params, budget):
+    import mm2_kafka_cli
+    rendering = _render(params)
+    flows = rendering.topology.enabled_flows
+    if not flows:
+        raise Fail("No enabled replication flow to check (kafka-mm2-replication / kafka-mm2-topology)")
+    _kinit(params)
+    deadline = time.time() + budget
+    summaries, failures = [], []
+    with mm2_kafka_cli.KafkaCli(params, rendering, timeout=max(30, min(120, budget // 3))) as cli:
+        for index, flow in enumerate(flows):
+            # each flow gets its share of what is left
+            flow_deadline = time.time() + (deadline - time.time()) / (len(flows) - index)
+            try:
+                summaries.append(check_flow(cli, rendering, flow, flow_deadline, params.hostname))
+                Logger.info("OK " + summaries[-1])
+            except CheckFailed as e:
+                failures.append("%s failed at step %s" % (flow.name, e))
+                Logger.error(failures[-1])
+    if failures:
+        raise Fail("MirrorMaker 2 service check failed:\n" + "\n".join(failures))
+    Logger.info("MirrorMaker 2 service check passed:\n" + "\n".join(summaries))
+    return summaries
+
+
+# ---------------------------------------------------------------- REPLICATION_STATUS
+
+def _age(ms):
+    seconds = max(0, time.time() - ms / 1000.0)
+    if seconds < 120:
+        return "%.0fs ago" % seconds
+    if seconds < 7200:
+        return "%.0f min ago" % (seconds / 60)
+    return "%.1f h ago" % (seconds / 3600)
+
+
+def flow_status(cli, rendering, flow):
+    topo = rendering.topology
+    source, target = flow.source, flow.target
+    report = {"flow": flow.name, "source": source, "target": target, "problems": []}
+    flt = topic_filter(topo, flow)
+    res_s, source_topics = cli.list_topics(source)
+    res_t, target_topics = cli.list_topics(target)
+    if source_topics is None:
+        report["problems"].append("cannot list topics of %s: %s" % (source, res_s.problem()))
+    if target_topics is None:
+        report["problems"].append("cannot list topics of %s: %s" % (target, res_t.problem()))
+    if source_topics is not None:
+        matched = [t for t in source_topics if flt.matches(t)]
+        report["matched_topics"] = matched
+        report["filter"] = flt.describe() + (" (Java-only syntax: matching not shown)" if flt.unsure else "")
+        if target_topics is not None:
+            report["not_yet_mirrored"] = [t for t in matched if topo.mirrored_topic(flow, t) not in target_topics]
+    if target_topics is None:
+        return report
+
+    status = kafka_tools.status_topic(source)
+    if status in target_topics:
+        res = cli.consume(target, status, mode="keyed", timeout_ms=5000)
+        states = kafka_tools.connector_states(kafka_tools.parse_status(res.out))
+        report["connectors"] = dict((name, {"state": st, "tasks": tasks, "trace": (trace or "").splitlines()[:1]})
+                                    for name, (st, tasks, trace) in states.items())
+    else:
+        report["problems"].append("%s is not on %s yet: no MM2 herder %s has run" % (status, target, flow.name))
+
+    hb_topic = kafka_tools.heartbeats_topic(source, topo.separator)
+    if hb_topic in target_topics:
+        res = cli.consume(target, hb_topic, mode="heartbeat", timeout_ms=5000)
+        beats = [b for b in kafka_tools.parse_heartbeats(res.out) if b.target == source]
+        if beats:
+            last = max(b.timestamp for b in beats)
+            report["last_heartbeat_ms"] = last
+            report["last_heartbeat"] = _age(last)
+    else:
+        report["problems"].append("no %s on %s: heartbeats of %s come from the %s->%s herder, which runs only "
+                                  "on a driver host serving %s" % (hb_topic, target, source, target, source, source))
+    cp_topic = kafka_tools.checkpoints_topic(source, topo.separator, cli.version,
+                                             _internal_separator_enabled(rendering))
+    report["checkpoints_topic"] = cp_topic if cp_topic in target_topics else None
+    return report
+
+
+def format_status(report):
+    lines = ["Flow %s" % report["flow"]]
+    if "matched_topics" in report:
+        matched = report["matched_topics"]
+        lines.append("  topics matched on %s: %d%s  [%s]" % (
+            report["source"], len(matched), (": " + ", ".join(matched[:20]) + (" ..." if len(matched) > 20 else ""))
+            if matched else "", report.get("filter", "")))
+    if report.get("not_yet_mirrored"):
+        lines.append("  not (yet) on %s: %s" % (report["target"], ", ".join(report["not_yet_mirrored"][:20])))
+    for name in sorted(report.get("connectors", {})):
+        c = report["connectors"][name]
+        lines.append("  %-28s %-11s tasks: %s%s" % (name, c["state"], ", ".join(s or "?" for s in c["tasks"]) or "-",
+                                                     ("  " + c["trace"][0]) if c["trace"] else ""))
+    if "last_heartbeat" in report:
+        lines.append("  last heartbeat of %s seen on %s: %s" % (report["source"], report["target"],
+                                                                report["last_heartbeat"]))
+    for p in report["problems"]:
+        lines.append("  ! " + p)
+    return "\n".join(lines)
+
+
+def replication_status(script, params):
+    import mm2_kafka_cli
+    rendering = _render(params)
+    _kinit(params)
+    reports = []
+    with mm2_kafka_cli.KafkaCli(params, rendering) as cli:
+        for flow in rendering.topology.enabled_flows:
+            reports.append(flow_status(cli, rendering, flow))
+    text = "\n\n".join(format_status(r) for r in reports) or "No enabled replication flows."
+    Logger.info("MirrorMaker 2 replication status (Kafka %s):\n%s" % (params.kafka_version, text))
+    script.put_structured_out({"replication_status": reports})
+    unreachable = [p for r in reports for p in r["problems"] if p.startswith("cannot list")]
+    if reports and len(unreachable) == 2 * len(reports):
+        raise Fail("No cluster could be reached: " + "; ".join(unreachable))
+    return reports
+
+
+# ---------------------------------------------------------------- EXPORT_TRANSLATED_OFFSETS
+
+def _safe_name(text):
+    return re.sub(r"[^A-Za-z0-9._-]", "_", text)[:120] or "_"
+
+
+def _write(path, text, uid, gid):
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o640)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text)
+    os.chown(path, uid, gid)
+
+
+def export_translated_offsets(script, params, groups_filter=None):
+    """Translated consumer-group offsets per flow, as CSV files for
+    kafka-consumer-groups.sh --reset-offsets --from-file on the target."""
+    import mm2_kafka_cli
+    from resource_management.libraries.functions.default import default
+    rendering = _render(params)
+    topo = rendering.topology
+    wanted = groups_filter
+    if wanted is None:
+        value = default("/commandParams/groups", "") or ""
+        wanted = [g.strip() for g in str(value).split(",") if g.strip()]
+    _kinit(params)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    base = os.path.join(params.mm2_log_dir, "translated-offsets")
+    exported, summary_lines = [], []
+    with mm2_kafka_cli.KafkaCli(params, rendering) as cli:
+        if not os.path.isdir(base):
+            os.makedirs(base, 0o750)
+            os.chown(base, cli.uid, cli.gid)
+        for flow in topo.enabled_flows:
+            topic = kafka_tools.checkpoints_topic(flow.source, topo.separator, cli.version,
+                                                  _internal_separator_enabled(rendering))
+            result = cli.consume(flow.target, topic, mode="checkpoint", timeout_ms=10000)
+            if not result.ok:
+                raise Fail("Reading %s on %s failed: %s" % (topic, flow.target, result.problem()))
+            checkpoints = kafka_tools.latest_checkpoints(kafka_tools.parse_checkpoints(result.out))
+            if wanted:
+                checkpoints = [c for c in checkpoints if c.group in wanted]
+            entry = {"flow": flow.name, "source": flow.source, "target": flow.target, "topic": topic,
+                     "groups": {}}
+            if not checkpoints:
+                summary_lines.append("%s: no checkpoints in %s on %s%s (groups must match kafka-mm2-replication/"
+                                     "groups and have committed offsets on %s)" % (
+                                         flow.name, topic, flow.target,
+                                         " for " + ", ".join(wanted) if wanted else "", flow.source))
+                exported.append(entry)
+                continue
+            out_dir = os.path.join(base, "%s-to-%s-%s" % (_safe_name(flow.source), _safe_name(flow.target), stamp))
+            os.makedirs(out_dir, 0o750)
+            os.chown(out_dir, cli.uid, cli.gid)
+            all_path = os.path.join(out_dir, "all-groups.csv")
+            _write(all_path, kafka_tools.offsets_csv(checkpoints, with_group=True), cli.uid, cli.gid)
+            entry["all_groups_csv"] = all_path
+            summary_lines.append("%s: %d group(s) from %s on %s -> %s" % (
+                flow.name, len(set(c.group for c in checkpoints)), topic, flow.target, out_dir))
+            for group in sorted(set(c.group for c in checkpoints)):
+                mine = [c for c in checkpoints if c.group == group]
+                path = os.path.join(out_dir, "group-%s.csv" % _safe_name(group))
+                _write(path, kafka_tools.offsets_csv(mine, with_group=False), cli.uid, cli.gid)
+                entry["groups"][group] = {"csv": path, "partitions": len(mine),
+                                          "offsets": dict(("%s-%d" % (c.topic, c.partition), c.downstream)
+                                                          for c in mine)}
+                summary_lines.append("  %s: %d partition(s) -> %s" % (group, len(mine), path))
+            hint = kafka_tools.consumer_groups_reset_hint(
+                params.kafka_home, cli.bootstrap(flow.target), "<client config of %s>" % flow.target,
+                os.path.join(out_dir, "group-<group>.csv"), ["<group>"])
+            summary_lines.append("  apply on %s while the group is stopped (dry run first, then --execute): %s"
+                                 % (flow.target, " ".join(hint)))
+            exported.append(entry)
+    Logger.info("Translated consumer-group offsets (from MM2 checkpoints):\n" + "\n".join(summary_lines))
+    script.put_structured_out({"translated_offsets": exported})
+    return exported

@@ -1,0 +1,162 @@
+"""Service check and the custom commands in execute mode, with the scripted Kafka tools (which
+check their arguments) and a running fake MM2 that really copies records between the
+simulated clusters."""
+import csv
+import io
+import os
+import time
+
+import pytest
+
+from mm2_core import names
+
+import fakekafka
+from driver_fixture import Driver
+from test_lifecycle import failed, ok
+
+
+def wait_until(predicate, seconds=15):
+    end = time.time() + seconds
+    while time.time() < end:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return predicate()
+
+
+@pytest.fixture
+def clusters(site):
+    return site.cluster("A", "a1:9092"), site.cluster("B", "b1:9092")
+
+
+def test_service_check_end_to_end(site, clusters, guard):
+    a, b = clusters
+    driver = Driver(site)
+    ok(driver.run("START"))
+    # START created the check topic on the source, so MM2's first scan mirrors it
+    assert a.has_topic(names.SERVICE_CHECK_TOPIC)
+    assert wait_until(lambda: b.has_topic("A." + names.SERVICE_CHECK_TOPIC))
+    run = ok(driver.service_check(command_params={"command_timeout": "90"}))
+    assert "A->B: marker produced to %s on A arrived in A.%s on B" % (
+        names.SERVICE_CHECK_TOPIC, names.SERVICE_CHECK_TOPIC) in run.output
+    markers = [v for _, _, v, _ in b.records("A." + names.SERVICE_CHECK_TOPIC)]
+    assert len(markers) == 1 and markers[0].startswith(b"ambari-mm2-service-check ")
+    # every tool ran as the MM2 user with a private client config, which is gone afterwards
+    calls = fakekafka.calls(site.state)
+    tools = set(c["tool"] for c in calls)
+    assert {"kafka-topics", "kafka-console-producer", "kafka-console-consumer"} <= tools
+    configs = [c for c in calls if c["tool"] != "connect-mirror-maker"]
+    assert all(c["config_mode"] == 0o600 for c in configs)
+    assert all(c["uid"] == os.getuid() and c["env"]["KAFKA_OPTS"] == "" for c in configs)
+    assert not [d for d in os.listdir(os.path.join(site.root, "agent", "tmp")) if d.startswith("mm2-cli-")]
+
+    # MM2 stopped: the marker cannot arrive, and the output says at which step it failed
+    ok(driver.run("STOP"))
+    run = failed(driver.service_check(command_params={"command_timeout": "40"}))
+    assert "A->B failed at step 5/5 find the marker in A.%s on B" % names.SERVICE_CHECK_TOPIC in run.output
+
+
+def test_service_check_when_the_check_topic_is_new(site, clusters, guard):
+    driver = Driver(site)
+    run = failed(driver.service_check(command_params={"command_timeout": "40"}))  # MM2 not running
+    assert "failed at step 4/5 find the mirrored topic" in run.output
+    assert "refresh.topics.interval.seconds=600s" in run.output and "created only now" in run.output
+
+
+def test_service_check_falls_back_to_heartbeats_when_the_topic_is_excluded(site, clusters, guard):
+    driver = Driver(site)
+    conf = {names.REPLICATION: {"topics": "orders.*"}}
+    ok(driver.run("START", configurations=conf))
+    assert not clusters[0].has_topic(names.SERVICE_CHECK_TOPIC)   # not created: it would not be mirrored
+    assert wait_until(lambda: clusters[1].has_topic("A.heartbeats"))
+    run = ok(driver.service_check(configurations=conf, command_params={"command_timeout": "60"}))
+    assert "is not replicated by A->B (topics=orders.*" in run.output
+    assert "the last heartbeat of A on B is" in run.output
+
+
+
+def test_heartbeat_fallback_names_the_clusters_pitfall(site, clusters, guard):
+    """Served near the target only (--clusters B): no heartbeats of A reach B, and the check says why."""
+    driver = Driver(site)
+    conf = {names.REPLICATION: {"topics": "orders.*"}}
+    ok(driver.run("START", configurations=conf, driver={"target.clusters": "B"}))
+    run = failed(driver.service_check(configurations=conf, driver={"target.clusters": "B"},
+                                      command_params={"command_timeout": "40"}))
+    assert "no heartbeats of A arrived on B" in run.output and "some driver host must serve A" in run.output
+
+
+def test_service_check_with_sasl_ssl_keeps_secrets_out(site, guard):
+    site.cluster("A", "a1:9093", security_protocol="SASL_SSL", sasl_mechanism="SCRAM-SHA-512")
+    site.cluster("B", "b1:9092")
+    driver = Driver(site)
+    secure = {names.CLUSTERS: {"source.bootstrap.servers": "a1:9093", "source.security.protocol": "SASL_SSL",
+                               "source.sasl.mechanism": "SCRAM-SHA-512", "source.sasl.username": "mm2",
+                               "source.sasl.password": "Sup3r-s3cret-pw",
+                               "source.ssl.truststore.location": "/etc/security/truststore.jks",
+                               "source.ssl.truststore.password": "TrustStorePw-9"}}
+    for secrets_file in ("false", "true"):
+        conf = dict(secure)
+        conf[names.REPLICATION] = {"secrets.config.provider.enabled": secrets_file}
+        start = ok(driver.run("START", configurations=conf))
+        check = ok(driver.service_check(configurations=conf, command_params={"command_timeout": "90"}))
+        ok(driver.run("STOP", configurations=conf))
+        for run in (start, check):
+            assert "Sup3r-s3cret-pw" not in run.output and "TrustStorePw-9" not in run.output
+    calls = [c for c in fakekafka.calls(site.state) if c.get("config", {}).get("security.protocol") == "SASL_SSL"]
+    assert calls and all(c["config_mode"] == 0o600 for c in calls)
+    assert all("Sup3r-s3cret-pw" in c["config"]["sasl.jaas.config"] for c in calls)   # resolved for the tools
+    assert all("Sup3r-s3cret-pw" not in " ".join(c["args"]) for c in calls)          # never on a command line
+    info = driver.mm2_info(fakekafka.started_pids(site.state)[-1])
+    assert info["props"]["A.sasl.jaas.config"].count("Sup3r-s3cret-pw") == 1         # MM2 resolved the file ref
+
+
+def test_replication_status_report(site, clusters, guard):
+    a, b = clusters
+    a.create_topic("orders")
+    a.append("orders", b"o1")
+    a.create_topic("payments")
+    site.control(connector_states={"A->B": {"MirrorCheckpointConnector": "FAILED"}})
+    driver = Driver(site)
+    ok(driver.run("START", configurations={names.REPLICATION: {"topics.exclude": "payments, .*\\.internal, __.*"}}))
+    assert wait_until(lambda: b.has_topic("A.heartbeats") and b.has_topic("A.orders"))
+    run = ok(driver.run(names.CMD_REPLICATION_STATUS,
+                        configurations={names.REPLICATION: {"topics.exclude": "payments, .*\\.internal, __.*"}}))
+    out = run.output
+    assert "Flow A->B" in out and "orders" in out
+    assert "MirrorSourceConnector        RUNNING" in out
+    assert "MirrorCheckpointConnector    FAILED" in out and "simulated failure" in out
+    assert "last heartbeat of A seen on B:" in out
+    (report,) = run.structured_out["replication_status"]
+    assert "orders" in report["matched_topics"] and "payments" not in report["matched_topics"]
+    assert report["connectors"]["MirrorHeartbeatConnector"]["state"] == "RUNNING"
+    assert report["last_heartbeat_ms"] > 0 and report["problems"] == []
+
+
+@pytest.mark.parametrize("version", ["2.4.1", "3.7.1"])
+def test_export_translated_offsets(site, clusters, guard, version):
+    a, b = clusters
+    site.kafka_home = fakekafka.make_kafka_home(os.path.join(site.root, "k" + version), version, site.state)
+    a.create_topic("orders")
+    for i in range(5):
+        a.append("orders", ("o%d" % i).encode())
+    a.commit("billing", "orders", 0, 3)
+    a.commit("audit, eu", "orders", 0, 5)
+    a.commit("console-consumer-1", "orders", 0, 1)     # excluded by the default groups.exclude
+    driver = Driver(site)
+    ok(driver.run("START"))
+    assert wait_until(lambda: len(b.records("A.checkpoints.internal")) >= 2)
+    run = ok(driver.run(names.CMD_EXPORT_OFFSETS))
+    (entry,) = run.structured_out["translated_offsets"]
+    assert sorted(entry["groups"]) == ["audit, eu", "billing"]
+    billing = entry["groups"]["billing"]
+    with io.open(billing["csv"], encoding="utf-8") as fh:
+        assert fh.read() == "A.orders,0,3\n"
+    with io.open(entry["all_groups_csv"], encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    assert rows == [["audit, eu", "A.orders", "0", "5"], ["billing", "A.orders", "0", "3"]]
+    assert oct(os.stat(billing["csv"]).st_mode & 0o777) == oct(0o640)
+    assert billing["csv"].startswith(driver.log_dir)
+    assert "--reset-offsets --from-file" in run.output
+
+    run = ok(driver.run(names.CMD_EXPORT_OFFSETS, command_params={"groups": "billing"}))
+    assert list(run.structured_out["translated_offsets"][0]["groups"]) == ["billing"]
