@@ -39,3 +39,7 @@ KAFKA_BROKER = "KAFKA_BROKER"
 
 # Java class whose presence in a process command line proves the process is MM2.
 MM2_MAIN_CLASS = "org.apache.kafka.connect.mirror.MirrorMaker"
+
+# Topic the service check writes a marker into on every source cluster (created at start when
+# missing, so MM2 discovers it with its first topic scan) and expects mirrored on the target.
+SERVICE_CHECK_TOPIC = "ambari-mm2-service-check"
