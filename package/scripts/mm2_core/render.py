@@ -23,7 +23,7 @@ from collections import OrderedDict
 
 from mm2_core import javaprops, names, versions
 from mm2_core import topology as topo_mod
-from mm2_core.topology import ConfigError, Problem, parse_bool, parse_int, text
+from mm2_core.topology import ConfigError, parse_bool, parse_int, problem as Problem, text
 
 PROPERTIES_FILE = "connect-mirror-maker.properties"
 SECRETS_FILE = "mm2-secrets.properties"

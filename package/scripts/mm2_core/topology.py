@@ -123,15 +123,23 @@ class ConfigError(ValueError):
         return [p for p in self.problems if p.level != ERROR]
 
 
+def problem(config_type, name, message, level=ERROR):
+    """A Problem; a YAML location given as name 'content: <path>' moves into the message, so the
+    property is always the real one (kafka-mm2-topology/content) for the advisor and the UI."""
+    if name.startswith("content: "):
+        name, message = "content", "%s: %s" % (name[len("content: "):], message)
+    return Problem(config_type, name, message, level)
+
+
 class _Collector(object):
     def __init__(self):
         self.problems = []
 
     def error(self, config_type, name, message):
-        self.problems.append(Problem(config_type, name, message, ERROR))
+        self.problems.append(problem(config_type, name, message, ERROR))
 
     def warn(self, config_type, name, message):
-        self.problems.append(Problem(config_type, name, message, WARN))
+        self.problems.append(problem(config_type, name, message, WARN))
 
     @property
     def has_errors(self):
@@ -605,6 +613,11 @@ def _advanced(configurations, topo, collector, local):
         doc = yamlish.load(content)
     except yamlish.YamlError as exc:
         collector.error(TOPOLOGY_T, "content", "%s" % exc)
+        return
+    if doc is None:
+        collector.error(TOPOLOGY_T, "content", "has only comments, but kafka-mm2-clusters/topology.mode is "
+                                               "advanced: uncomment the example (remove the leading '# ') and "
+                                               "describe your clusters and flows, or switch topology.mode to simple")
         return
     if not isinstance(doc, dict):
         collector.error(TOPOLOGY_T, "content", "the topology must be a YAML mapping with clusters: and flows:")
