@@ -1,20 +1,18 @@
 """Fixtures of the REST subcommand tests: a fake Ambari on a real socket, and an in-process CLI runner."""
-import argparse
 import io
 import os
-import re
 import sys
 
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
 
-from fake_ambari import FakeAmbari  # noqa: E402
+from rest_fake_ambari import FakeAmbari  # noqa: E402
+from rest_helpers import ADMIN, FAST, Result, build_parser  # noqa: E402
 
-from mm2_ambari import ops, rest_cmds  # noqa: E402
-
-ADMIN = ("admin", "admin-secret")
+from mm2_ambari import ops  # noqa: E402
 
 
 @pytest.fixture
@@ -42,25 +40,6 @@ def _environment(monkeypatch, tmp_path):
     monkeypatch.setattr(ops, "new_tag", tag)
 
 
-class Result(object):
-    def __init__(self, code, out, err):
-        self.code, self.out, self.err = code, out, err
-
-    def __repr__(self):
-        return "Result(code=%r)\n--- stdout\n%s\n--- stderr\n%s" % (self.code, self.out, self.err)
-
-
-def build_parser():
-    """The same parser shape as mm2_ambari.cli (dest='command'), with the REST subcommands only."""
-    parser = argparse.ArgumentParser(prog="mm2-ambari")
-    sub = parser.add_subparsers(dest="command")
-    rest_cmds.register(sub)
-    return parser
-
-
-FAST = ["--poll-interval", "0", "--retry-backoff", "0.02", "--no-progress"]
-
-
 @pytest.fixture
 def cli(monkeypatch):
     def run(*argv, fast=True, stdin=None):
@@ -76,20 +55,3 @@ def cli(monkeypatch):
             code = exc.code
         return Result(code, out.getvalue(), err.getvalue())
     return run
-
-
-def normalize(calls):
-    """Mutating calls with volatile parts (tags) made stable for exact comparisons."""
-    out = []
-    for method, path, body in calls:
-        out.append((method, path, _strip_tags(body)))
-    return out
-
-
-def _strip_tags(body):
-    if isinstance(body, list):
-        return [_strip_tags(b) for b in body]
-    if isinstance(body, dict):
-        return dict((k, "<tag>" if k == "tag" and isinstance(v, str) and re.match(r"^version\d+$", v)
-                     else _strip_tags(v)) for k, v in body.items())
-    return body

@@ -4,7 +4,7 @@ import io
 import pytest
 import yaml
 
-from fake_ambari import FakeAmbari
+from rest_fake_ambari import FakeAmbari
 
 from mm2_core import names
 from mm2_ambari import configplan, deployfile, masking

@@ -1,18 +1,8 @@
 """deploy against the fake Ambari: the exact calls, idempotent re-runs, dry run and injected faults."""
-import os
-
-from conftest import normalize
-from fake_ambari import C, S, stack_defaults
+from rest_fake_ambari import C, S, stack_defaults
+from rest_helpers import HOSTS, TOPOLOGY, deploy, normalize, with_configurations
 
 from mm2_core import names
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOPOLOGY = os.path.join(HERE, "files", "deploy-test.yaml")
-HOSTS = ["mm2-1.example.com", "mm2-2.example.com"]
-
-
-def deploy(cli, fake, *extra, path=TOPOLOGY):
-    return cli("deploy", path, "--url", fake.url, *extra)
 
 
 def topology_text():
@@ -207,15 +197,6 @@ def test_invalid_yaml_is_bad_input_with_line(cli, fake, tmp_path):
     result = deploy(cli, fake, path=str(bad))
     assert result.code == 2, result
     assert "bad.yaml: not valid YAML: line" in result.err
-
-
-def with_configurations(tmp_path, extra, name="deploy-extra.yaml"):
-    """The test topology with more entries under deployment.configurations (4-space indented YAML)."""
-    with open(TOPOLOGY) as fh:
-        text = fh.read()
-    path = tmp_path / name
-    path.write_text(text.rstrip("\n") + "\n" + extra.strip("\n") + "\n")
-    return str(path)
 
 
 def test_the_validator_sees_this_clusters_kafka_brokers(cli, fake, monkeypatch):

@@ -4,8 +4,7 @@ import json
 import os
 import re
 
-from fake_ambari import FakeAmbari
-from test_configure import CL  # noqa: F401  (same cluster path helpers)
+from rest_fake_ambari import FakeAmbari
 
 from mm2_core import advice, names, placement, schema, topology
 from mm2_ambari import deployfile

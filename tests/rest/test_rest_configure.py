@@ -1,32 +1,10 @@
 """configure: diff, one new service config version, restart of the stale hosts only; SECRET round trips."""
 import json
 
-from conftest import normalize
-from fake_ambari import C, S
-from test_deploy import HOSTS, TOPOLOGY, deploy, with_configurations
+from rest_fake_ambari import C, S
+from rest_helpers import CL, HOSTS, TOPOLOGY, configure, deploy, edited, normalize, restart_body, with_configurations
 
 from mm2_core import names
-
-CL = "/api/v1/clusters/prod"
-
-
-def edited(tmp_path, old, new, name="edited.yaml", source=TOPOLOGY):
-    with open(source) as fh:
-        text = fh.read()
-    assert old in text
-    path = tmp_path / name
-    path.write_text(text.replace(old, new))
-    return str(path)
-
-
-def configure(cli, fake, path, *extra):
-    return cli("configure", path, "--url", fake.url, *extra)
-
-
-def restart_body(hosts, context="Restart MirrorMaker 2 Driver (configuration changed)"):
-    return {"RequestInfo": {"context": context, "command": "RESTART",
-                            "operation_level": {"level": "SERVICE", "cluster_name": "prod", "service_name": S}},
-            "Requests/resource_filters": [{"service_name": S, "component_name": C, "hosts": ",".join(hosts)}]}
 
 
 def test_configure_writes_one_version_and_restarts_only_stale_hosts(cli, fake, tmp_path):

@@ -9,8 +9,8 @@ import subprocess
 import pytest
 import requests
 
-from fake_ambari import CSRF_MESSAGE, S, FakeAmbari
-from test_deploy import TOPOLOGY, deploy
+from rest_fake_ambari import CSRF_MESSAGE, S, FakeAmbari
+from rest_helpers import TOPOLOGY, deploy
 
 from mm2_ambari import credentials
 from mm2_ambari.errors import BadInput

@@ -1,13 +1,11 @@
 """restart, remove, status, alerts, check and run against the fake Ambari."""
 import json
 
-from conftest import normalize
-from fake_ambari import C, S
-from test_configure import CL, restart_body
+from rest_fake_ambari import C, S
+from rest_helpers import CL, HOSTS, normalize, restart_body
 
 from mm2_core import names
 
-HOSTS = ["mm2-1.example.com", "mm2-2.example.com"]
 
 
 def started(fake):
