@@ -10,7 +10,9 @@ logic on release-2.7.8 and trunk. Kept deliberately literal, quirks included:
 - min_stack_versions passes when ANY listed stacks/<name>/<version> directory exists;
 - a stack-addon link is made only when stacks/<name> and stacks/<name>/<version> exist, otherwise
   it is skipped without a word; a stack directory is never created (only its services/ dir);
-- uninstall removes every link whose realpath CONTAINS the staging directory path (substring).
+- uninstall removes every link whose realpath CONTAINS the staging directory path (substring);
+- a dashboards link that already exists is kept ("Grafana dashboards already exist"), even on
+  upgrade, so upgrade-mpack ends up removing it together with the old version.
 
 Hooks, --purge and ownership changes are not modelled (this mpack has no hooks, and the others
 do not change what gets linked).

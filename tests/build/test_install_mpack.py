@@ -51,7 +51,7 @@ def test_install_links_the_service_into_present_stacks_only(partial_server, buil
     before = stack_dirs(server.resources)
     staging = server.install(built_mpack)
 
-    found = links(server.resources)
+    found = dict((k, v) for k, v in links(server.resources).items() if not k.startswith("dashboards/"))
     common = "common-services/%s/%s" % (SERVICE, VERSION)
     assert found[common] == os.path.realpath(os.path.join(staging, "common-services", SERVICE, VERSION))
     assert found["stacks/BIGTOP/3.2.0/services/" + SERVICE] == \
@@ -123,7 +123,7 @@ def test_upgrade_relinks_to_the_new_version_and_keeps_every_name(partial_server,
     new_staging = server.upgrade(new)
 
     assert not os.path.exists(old_staging)
-    found = links(server.resources)
+    found = links(server.resources)  # the dashboards link is gone: see the test below
     assert sorted(found) == sorted(["common-services/%s/%s" % (SERVICE, VERSION),
                                     "stacks/BIGTOP/3.2.0/services/" + SERVICE])
     assert all(target.startswith(os.path.realpath(new_staging) + os.sep) for target in found.values())
@@ -182,3 +182,19 @@ def test_a_tarball_with_two_top_directories_is_malformed(tmpdir):
     with pytest.raises(FatalException) as info:
         server.install(tarball)
     assert info.value.reason == "Malformed management pack. Root directory missing!"
+
+
+def test_upgrade_drops_the_dashboards_link_until_a_forced_install(partial_server, repo_copy, tmpdir):
+    mpack_helpers.ensure_dashboard(repo_copy)
+    old = _build_version(repo_copy, str(tmpdir.join("old")), "1.0.0.0")
+    new = _build_version(repo_copy, str(tmpdir.join("new")), "1.0.1.0")
+    server = partial_server
+    link = "dashboards/grafana-dashboards/" + SERVICE
+    server.install(old)
+    assert link in links(server.resources)
+    server.upgrade(new)
+    assert link not in links(server.resources)
+    staging = server.install(new, force=True)
+    assert links(server.resources)[link] == os.path.realpath(
+        os.path.join(staging, "common-services", SERVICE, VERSION, "dashboards", "grafana-dashboards"))
+

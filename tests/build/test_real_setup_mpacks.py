@@ -36,7 +36,7 @@ class Options(object):
 
 options = Options()
 options.mpack_path = options.mpack_name = sys.argv[2]
-options.purge, options.purge_list, options.force = False, None, False
+options.purge, options.purge_list, options.force = False, None, sys.argv[3:] == ["--force"]
 options.verbose, options.silent = True, True
 getattr(setupMpacks, sys.argv[1])(options)
 '''
@@ -153,14 +153,14 @@ class RealServer(object):
         self.env = _clean_env(AMBARI_CONF_DIR=conf, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""),
                               PYTHONPATH=os.pathsep.join(python_dirs), PYTHONDONTWRITEBYTECODE="1")
 
-    def run(self, action, arg):
-        proc = subprocess.Popen([self.python, self.driver, action, arg], env=self.env, cwd=self.root,
+    def run(self, action, arg, *flags):
+        proc = subprocess.Popen([self.python, self.driver, action, arg] + list(flags), env=self.env, cwd=self.root,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         out = proc.communicate()[0].decode("utf-8", "replace")
         return proc.returncode, out
 
-    def ok(self, action, arg):
-        code, out = self.run(action, arg)
+    def ok(self, action, arg, *flags):
+        code, out = self.run(action, arg, *flags)
         assert code == 0, "%s %s failed:\n%s" % (action, arg, out)
         return out
 
@@ -173,6 +173,7 @@ def _relative(found, resources):
 @pytest.fixture(scope="module")
 def tarballs(tmpdir_factory):
     repo = mpack_helpers.copy_checkout(str(tmpdir_factory.mktemp("real").join("repo")))
+    mpack_helpers.ensure_dashboard(repo)
     build = mpack_helpers.load_build_module()
     out = {}
     for version in ("1.0.0.0", "1.0.1.0", "1.0.0.1", "1.0.0.10"):
@@ -192,19 +193,20 @@ def test_install_upgrade_uninstall_with_ambaris_own_code(line, src, python, tarb
     real.ok("install_mpack", tarballs["1.0.0.0"])
     fake.install(tarballs["1.0.0.0"])
     installed = _relative(links(real.resources), real.resources)
-    assert installed == {
+    service_links = {
         "common-services/%s/%s" % (SERVICE, VERSION):
             "mpacks/kafka-mirrormaker2-mpack-1.0.0.0/common-services/%s/%s" % (SERVICE, VERSION),
         "stacks/BIGTOP/3.2.0/services/%s" % SERVICE:
             "mpacks/kafka-mirrormaker2-mpack-1.0.0.0/stacks/BIGTOP/%s/%s" % (SERVICE, VERSION),
     }
+    assert dict((k, v) for k, v in installed.items() if not k.startswith("dashboards/")) == service_links
     assert stack_dirs(real.resources) == before, "install-mpack created a stack directory"
     assert installed == _relative(links(fake.resources), fake.resources)
 
     real.ok("upgrade_mpack", tarballs["1.0.1.0"])
     fake.upgrade(tarballs["1.0.1.0"])
     upgraded = _relative(links(real.resources), real.resources)
-    assert upgraded == dict((k, v.replace("-1.0.0.0/", "-1.0.1.0/")) for k, v in installed.items())
+    assert upgraded == dict((k, v.replace("-1.0.0.0/", "-1.0.1.0/")) for k, v in service_links.items())
     assert not os.path.exists(os.path.join(real.resources, "mpacks", "kafka-mirrormaker2-mpack-1.0.0.0"))
     assert upgraded == _relative(links(fake.resources), fake.resources)
     assert stack_dirs(real.resources) == stack_dirs(fake.resources) == before
@@ -233,3 +235,20 @@ def test_upgrade_to_a_version_extending_the_old_one_unlinks_the_service(line, sr
     real.ok("upgrade_mpack", tarballs["1.0.0.10"])
     assert os.path.isdir(os.path.join(real.resources, "mpacks", "kafka-mirrormaker2-mpack-1.0.0.10"))
     assert links(real.resources) == {}
+
+
+@pytest.mark.parametrize("line,src,python", _line_params())
+def test_upgrade_drops_the_dashboards_link_and_a_forced_install_restores_it(line, src, python, tarballs, tmpdir):
+    """upgrade-mpack keeps the old dashboards link ("Grafana dashboards already exist") and then removes
+    it with the old version; installing the new tarball again with --force links it back."""
+    real = RealServer(str(tmpdir), line, src, python, ["BIGTOP/3.2.0"])
+    link = "dashboards/grafana-dashboards/" + SERVICE
+    real.ok("install_mpack", tarballs["1.0.0.0"])
+    assert link in links(real.resources)
+    out = real.ok("upgrade_mpack", tarballs["1.0.1.0"])
+    assert "Grafana dashboards already exist for service %s" % SERVICE in out
+    assert link not in links(real.resources)
+    real.ok("install_mpack", tarballs["1.0.1.0"], "--force")
+    assert _relative(links(real.resources), real.resources)[link] == \
+        "mpacks/kafka-mirrormaker2-mpack-1.0.1.0/common-services/%s/%s/dashboards/grafana-dashboards" % (SERVICE, VERSION)
+
