@@ -189,6 +189,22 @@ FLOW_QUALIFIED = "flow-qualified consumer metrics (Kafka 3.5+)"
 JOINED_BY_TOPIC = "consumer metrics joined to flows by topic (before Kafka 3.5)"
 
 
+def source_partitions(snap, resolver):
+    """[(flow, target topic, partition, source topic, latency avg)] of the replicated partitions,
+    computed once per scrape (the latency and lag evaluations both need it)."""
+    memo = getattr(snap, "_source_partitions", None)
+    if memo is not None and memo[0] is resolver:
+        return memo[1]
+    out = []
+    flow_of = resolver.flow
+    for (source, target, topic, partition), avg in m.fields(snap.raw(m.SOURCE_LATENCY_AVG),
+                                                            ("source", "target", "topic", "partition")):
+        flow = flow_of(source, target, topic)
+        out.append((flow, topic, partition, flow.upstream_topic(topic), avg))
+    snap._source_partitions = (resolver, out)
+    return out
+
+
 def lag_by_partition(snap, resolver):
     """({(flow name, source topic, partition): lag}, mode, ambiguous topics).
 
@@ -200,13 +216,15 @@ def lag_by_partition(snap, resolver):
     lags = {}
     raw = snap.raw(m.REPLICATION_LAG)
     if raw:
-        labels_of = snap.labels
-        for text, value in raw:
-            if not _finite(value):
+        names = {}
+        for (source, target, topic, partition), value in m.fields(raw, ("source", "target", "topic", "partition")):
+            if value is None or value != value or value == _INF:
                 continue
-            lab = labels_of(text)
-            flow = resolver.pair(lab.get("source"), lab.get("target"))
-            key = (flow.name, lab.get("topic"), lab.get("partition"))
+            pair = (source, target)
+            name = names.get(pair)
+            if name is None:
+                name = names[pair] = resolver.pair(source, target).name
+            key = (name, topic, partition)
             if value > lags.get(key, -1.0):
                 lags[key] = value
         return lags, FLOW_QUALIFIED, set()
@@ -214,18 +232,12 @@ def lag_by_partition(snap, resolver):
     if not raw:
         return lags, None, set()
     owners = {}
-    labels_of = snap.labels
-    for text, _ in snap.raw(m.SOURCE_LATENCY_AVG):
-        lab = labels_of(text)
-        topic = lab.get("topic")
-        flow = resolver.flow(lab.get("source"), lab.get("target"), topic)
-        owners.setdefault((flow.upstream_topic(topic), lab.get("partition")), set()).add(flow.name)
+    for flow, _, partition, upstream, _ in source_partitions(snap, resolver):
+        owners.setdefault((upstream, partition), set()).add(flow.name)
     ambiguous = set()
-    for text, value in raw:
-        if not _finite(value):
+    for tp, value in m.fields(raw, ("topic", "partition")):
+        if value is None or value != value or value == _INF:
             continue
-        lab = labels_of(text)
-        tp = (lab.get("topic"), lab.get("partition"))
         names = owners.get(tp)
         if not names:
             continue
@@ -257,11 +269,7 @@ def evaluate_latency(snap, flows, expected_names, thresholds):
     resolver = resolver_for(snap, flows)
     lags, lag_mode, _ = lag_by_partition(snap, resolver)
     stats = {}
-    labels_of = snap.labels
-    for text, avg in snap.raw(m.SOURCE_LATENCY_AVG):
-        lab = labels_of(text)
-        topic = lab.get("topic")
-        flow = resolver.flow(lab.get("source"), lab.get("target"), topic)
+    for flow, topic, partition, upstream, avg in source_partitions(snap, resolver):
         st = stats.get(flow.name)
         if st is None:
             st = stats[flow.name] = _LatencyStats(flow)
@@ -269,14 +277,14 @@ def evaluate_latency(snap, flows, expected_names, thresholds):
             st.active += 1
             if avg > st.worst:
                 st.worst = avg
-                st.worst_tp = (topic, lab.get("partition"))
+                st.worst_tp = (topic, partition)
             continue
-        lag = lags.get((flow.name, flow.upstream_topic(topic), lab.get("partition")))
+        lag = lags.get((flow.name, upstream, partition))
         if lag is not None and lag > 0:
             st.stalled += 1
             if lag > st.stall_lag:
                 st.stall_lag = lag
-                st.stall_tp = (topic, lab.get("partition"))
+                st.stall_tp = (topic, partition)
         else:
             st.idle += 1
     per_flow = {}
@@ -590,13 +598,11 @@ def evaluate_checkpoints(snap, flows_here, now, state, thresholds):
         if _finite(value) and value > worst_max.get(key, (-1.0,))[0]:
             worst_max[key] = (value, labels.get("group"), labels.get("topic"), labels.get("partition"))
     records = {}
-    labels_of = snap.labels
-    for text, count in snap.raw(m.SOURCE_RECORD_COUNT):
-        lab = labels_of(text)
-        if lab.get("topic", "").endswith("heartbeats"):
+    for (source, target, topic), count in m.fields(snap.raw(m.SOURCE_RECORD_COUNT), ("source", "target", "topic")):
+        if topic is None or topic.endswith("heartbeats"):
             continue  # heartbeats flow even when every consumer group is idle
-        flow = resolver.flow(lab.get("source"), lab.get("target"), lab.get("topic"))
-        records[flow.name] = records.get(flow.name, 0.0) + (count if _finite(count) else 0.0)
+        name = resolver.flow(source, target, topic).name
+        records[name] = records.get(name, 0.0) + (count if _finite(count) else 0.0)
     new_state = {}
     per_flow = {}
     for flow in sync_flows:

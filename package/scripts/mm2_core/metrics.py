@@ -43,15 +43,15 @@ def is_number(value):
 
 
 def _parse_value(text):
-    # "123", "1.5E7", "NaN", "+Inf", optionally followed by a timestamp
-    text = text.strip()
-    sp = text.find(" ")
-    if sp > 0:
-        text = text[:sp]
+    """'123', ' 1.5E7', 'NaN', '+Inf', optionally followed by a timestamp -> float (None if not a number)."""
     try:
         return float(text)
     except ValueError:
-        return None
+        parts = text.split()
+        try:
+            return float(parts[0]) if parts else None
+        except ValueError:
+            return None
 
 
 def _unescape(value):
@@ -74,22 +74,17 @@ def _unescape(value):
 
 def parse_labels(text):
     """'a="1",b="x\\"y"' -> {'a': '1', 'b': 'x"y'}; raises ValueError on malformed text."""
-    labels = {}
     if not text:
-        return labels
-    if "\\" not in text:
-        # fast path: no escapes, so '",' can only end a value
-        for part in text.split('",'):
-            if not part:
-                continue
-            eq = part.find('="')
-            if eq <= 0:
+        return {}
+    if "\\" not in text and '", ' not in text:
+        # fast path (what exporters write): no escapes, so '",' can only end a value
+        body = text.rstrip(",")
+        if body.endswith('"'):
+            try:
+                return dict(part.split('="', 1) for part in body[:-1].split('",'))
+            except ValueError:
                 raise ValueError("bad label text: %r" % text)
-            value = part[eq + 2:]
-            if value.endswith('"'):
-                value = value[:-1]
-            labels[part[:eq].strip()] = value
-        return labels
+    labels = {}
     i = 0
     n = len(text)
     while i < n:
@@ -120,18 +115,57 @@ def parse_labels(text):
     return labels
 
 
-def _split_sample(line):
-    """'name{labels} value [ts]' -> (name, label text, value)."""
-    brace = line.find("{")
-    if brace >= 0:
-        end = line.rfind("}")
-        if end < brace:
-            return None
-        return line[:brace], line[brace + 1:end], _parse_value(line[end + 1:])
-    sp = line.find(" ")
-    if sp <= 0:
+def label_values(text, keys):
+    """Values of `keys` in one label text, as a tuple (None where absent)."""
+    labels = parse_labels(text)
+    return tuple(labels.get(k) for k in keys)
+
+
+def fields(samples, keys):
+    """[(label values tuple, value)] for [(label text, value)], reading only `keys`.
+
+    An exporter writes the labels of one family in the same order on every line, so the
+    position and prefix of each wanted label are learned from the first line and checked on the
+    others with startswith; a line that does not fit (other labels, escapes) is parsed fully.
+    This is several times cheaper than building a dict per line for tens of thousands of lines.
+    """
+    out = []
+    append = out.append
+    layout = None      # (number of parts, ((index, prefix, prefix length), ...))
+    nkeys = len(keys)
+    for text, value in samples:
+        if layout is not None and text.endswith('"') and "\\" not in text:
+            parts = text[:-1].split('",')
+            if len(parts) == layout[0]:
+                vals = []
+                for index, prefix, cut in layout[1]:
+                    if index < 0:
+                        vals.append(None)
+                        continue
+                    part = parts[index]
+                    if not part.startswith(prefix):
+                        break
+                    vals.append(part[cut:])
+                if len(vals) == nkeys:
+                    append((tuple(vals), value))
+                    continue
+        append((label_values(text, keys), value))
+        layout = _layout(text, keys)
+    return out
+
+
+def _layout(text, keys):
+    if not text.endswith('"') or "\\" in text or '", ' in text:
         return None
-    return line[:sp], "", _parse_value(line[sp + 1:])
+    names = [part.split('="', 1)[0] for part in text[:-1].split('",')]
+    spec = []
+    for key in keys:
+        if key in names:
+            prefix = key + '="'
+            spec.append((names.index(key), prefix, len(prefix)))
+        else:
+            spec.append((-1, None, 0))
+    return len(names), tuple(spec)
 
 
 def scan(text, families):
@@ -152,24 +186,35 @@ def scan(text, families):
             continue
         end = text.find("\n#", start)
         block = text[start + 1:] if end < 0 else text[start + 1:end]
-        out = found[family]
-        head = family + "{"
-        bare = family + " "
-        for line in block.split("\n"):
-            if line.startswith(head) or line.startswith(bare):
-                sample = _split_sample(line)
-                if sample is not None:
-                    out.append((sample[1], sample[2]))
+        _scan_block(block.split("\n"), family, found[family])
     # families without a TYPE line (allowed by the format): one pass over every line
     if missing and any(("\n" + f) in text or text.startswith(f) for f in missing):
-        prefixes = tuple(missing)
-        wanted_missing = set(missing)
-        for line in text.split("\n"):
-            if line.startswith(prefixes):
-                sample = _split_sample(line)
-                if sample is not None and sample[0] in wanted_missing:
-                    found[sample[0]].append((sample[1], sample[2]))
+        by_prefix = tuple(missing)
+        lines = [line for line in text.split("\n") if line.startswith(by_prefix)]
+        for family in missing:
+            _scan_block(lines, family, found[family])
     return found
+
+
+def _scan_block(lines, family, out):
+    """Append (label text, value) of the lines that are samples of exactly this family."""
+    head = family + "{"
+    cut = len(head)
+    bare = family + " "
+    append = out.append
+    for line in lines:
+        if line.startswith(head):
+            end = line.rfind("}")
+            if end < cut:
+                continue
+            rest = line[end + 1:]
+            try:
+                value = float(rest)
+            except ValueError:
+                value = _parse_value(rest)
+            append((line[cut:end], value))
+        elif line.startswith(bare):
+            append(("", _parse_value(line[len(bare):])))
 
 
 class LabelCache(object):
