@@ -373,3 +373,15 @@ def test_validate_equals_render_errors():
         rendered("3.7.1", cfg)
     assert set(problems) == set(info.value.errors)
     assert len(problems) == 2
+
+
+def test_alias_problem_for_the_advisor():
+    assert topology.alias_problem("east-1_a") is None
+    assert "no '.'" in topology.alias_problem("us.east")
+    assert "cannot be a cluster alias" in topology.alias_problem("Admin")
+
+
+def test_local_kafka_without_readable_listeners_says_so():
+    cfg = configs(clusters={"target.bootstrap.servers": ""})
+    problems = topology.validate(cfg, "3.7.1", {"hosts": ["k1"], "bootstrap.servers": "", "broker_count": 1})
+    assert [p for p in problems if p.name == "target.bootstrap.servers" and "listeners could not be read" in p.message]

@@ -538,9 +538,10 @@ def _apply_local(cluster, local, collector, configured_protocol):
         return
     config_type, name = cluster.where("bootstrap.servers")
     if local is None or not local.bootstrap:
-        collector.error(config_type, name,
-                        "empty, and this Ambari cluster has no Kafka brokers to default to; enter the "
-                        "target cluster's brokers as host:port,host:port")
+        why = ("this Ambari cluster's Kafka listeners could not be read (kafka-broker/listeners)"
+               if local is not None and local.hosts else "this Ambari cluster has no Kafka brokers to default to")
+        collector.error(config_type, name, "empty, and %s; enter the target cluster's brokers as "
+                                           "host:port,host:port" % why)
         return
     cluster.local = True
     cluster.broker_count = local.broker_count
@@ -579,6 +580,13 @@ def _add_clusters(topo, clusters, collector):
             continue
         seen_lower[lowered] = cluster.alias
         topo.clusters[cluster.alias] = cluster
+
+
+def alias_problem(alias):
+    """None when ``alias`` is a usable cluster alias, else the message saying why not (for the advisor)."""
+    collector = _Collector()
+    _check_alias(alias, collector, "", "")
+    return collector.problems[0].message if collector.problems else None
 
 
 def _check_alias(alias, collector, config_type, name):
