@@ -7,7 +7,6 @@ package/templates) the way Ambari's InlineTemplate renders them.
 
 Exit codes: 0 written, 2 invalid configuration or bad arguments (every problem is printed).
 """
-import argparse
 import json
 import os
 import socket

@@ -14,7 +14,7 @@ from mm2_core import javaprops, render
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLES = os.path.join(REPO, "examples")
 sys.path.insert(0, os.path.join(REPO, "tests", "core"))
-from examples_support import load_example, local_kafka_for  # noqa: E402
+from examples_support import load_example  # noqa: E402
 
 
 def run(*argv):

@@ -611,7 +611,6 @@ def _check_alias(alias, collector, config_type, name):
 
 def _advanced(configurations, topo, collector, local):
     content = text(get(configurations, TOPOLOGY_T, "content"))
-    where = (TOPOLOGY_T, "content")
     if not content.strip():
         collector.error(TOPOLOGY_T, "content", "empty, but kafka-mm2-clusters/topology.mode is advanced: "
                         "describe clusters and flows in YAML (see the README) or switch topology.mode "
@@ -942,8 +941,6 @@ def _check_flows(topo, collector):
                     not versions.supports(topo.version, versions.OFFSET_SYNC):
                 collector.error(where[0], where[1], "consumer offset sync needs Kafka %s or newer, this MM2 is "
                                 "%s" % (versions.feature_first(versions.OFFSET_SYNC).line, topo.version))
-        merged = dict(topo.settings)
-        merged.update(flow.settings)
         _check_intervals(topo, collector, flow.settings,
                          lambda n: (config_type, "%s.%s" % (prop, n) if config_type == TOPOLOGY_T else prop))
         for key, value in flow.overrides.items():
@@ -996,7 +993,6 @@ def _find_cycle(topo):
 
 def _check_cluster(configurations, topo, cluster, collector):
     conn = cluster.connection
-    version = topo.version
     where = cluster.where
     bootstrap = conn.get("bootstrap.servers", "")
     if not bootstrap:
@@ -1053,8 +1049,7 @@ def _check_cluster(configurations, topo, cluster, collector):
             config_type, name = where(field)
             collector.error(config_type, name, reason)
         _check_reference(collector, where(field), value)
-    rf_target = cluster.broker_count
-    if rf_target:
+    if cluster.broker_count:
         _check_rf_against_brokers(topo, cluster, collector)
 
 

@@ -280,7 +280,7 @@ def _dq_end(text):
 
 
 def _split_flow_items(body, line):
-    items, depth, quote, start, i = [], 0, None, 0, 0
+    items, quote, start, i = [], None, 0, 0
     while i < len(body):
         char = body[i]
         if quote == "'":
