@@ -46,6 +46,7 @@ class Layout:
     source_alias: str = "primary"
     separator: str = "."
     policy: str = "prefixed"
+    first_fault: int = 0  # faults hit records first_fault + m * stride + phase
 
     @property
     def lanes(self):
@@ -61,7 +62,7 @@ class Layout:
 
     def fault_indexes(self, name, count):
         """The source record numbers a fault of this kind hits."""
-        return [m * self.stride + PHASES[name] for m in range(count)]
+        return [self.first_fault + m * self.stride + PHASES[name] for m in range(count)]
 
 
 def check_layout(layout, faults):
@@ -74,14 +75,23 @@ def check_layout(layout, faults):
         raise ValueError("stride must exceed every phase")
     for name, phase in PHASES.items():
         count = getattr(faults, name)
-        if count and (count - 1) * layout.stride + phase >= layout.records - faults.tail:
+        if count and layout.first_fault + (count - 1) * layout.stride + phase >= layout.records - faults.tail:
             raise ValueError("%d %s do not fit before the tail; raise records or lower the count" % (count, name))
-    if faults.reorders and PHASES["reorders"] < layout.keys * layout.lanes:
-        raise ValueError("the first reorder has no same-key predecessor; lower keys")
+    if faults.reorders and layout.first_fault + PHASES["reorders"] < layout.keys * layout.lanes:
+        raise ValueError("the first reorder has no same-key predecessor; lower keys or raise first_fault")
 
 
 def _fault(i, layout, name, count):
-    return (i % layout.stride == PHASES[name]) & (i < count * layout.stride) if count else F.lit(False)
+    if not count:
+        return F.lit(False)
+    k = i - layout.first_fault
+    return (k >= 0) & (k % layout.stride == PHASES[name]) & (k < count * layout.stride)
+
+
+def _payload(i, size):
+    """size bytes of hex digits derived from i (compresses like real payloads, not like 'xxx')."""
+    chunks = [F.sha2(F.concat(i.cast("string"), F.lit("/%d" % n)), 512) for n in range((size + 127) // 128)]
+    return F.substring(F.concat(*chunks), 1, size) if chunks else F.lit("")
 
 
 def source_frame(spark, layout):
@@ -92,8 +102,8 @@ def source_frame(spark, layout):
     return spark.range(layout.records).select(
         i.alias("i"),
         F.concat(F.lit("k"), (j % layout.keys).cast("string")).cast("binary").alias("key"),
-        F.concat(F.lit("value-"), i.cast("string"), F.lit("-"),
-                 F.expr("repeat('x', %d)" % layout.value_bytes)).cast("binary").alias("value"),
+        F.concat(F.lit("value-"), i.cast("string"), F.lit("-"), _payload(i, layout.value_bytes)).cast("binary")
+         .alias("value"),
         topic.alias("topic"),
         ((i / layout.topics).cast("long") % layout.partitions).cast("int").alias("partition"),
         j.alias("offset"),
