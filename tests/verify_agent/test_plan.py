@@ -5,69 +5,31 @@ import json
 
 import pytest
 
-from mm2_core import names, schema
-from mm2_verify_job import plan
+from mm2_core import javaprops, names, render, schema
+from mm2_verify_job import job, plan
 
 KEYTAB = "/etc/security/keytabs/mm2.service.keytab"
-JAAS = ('com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true '
-        'keyTab="%s" principal="mm2/h1@EXAMPLE.COM";' % KEYTAB)
+PRINCIPAL = "mm2/_HOST@EXAMPLE.COM"
 
 
-class Cluster(object):
-    def __init__(self, bootstrap):
-        self.bootstrap = bootstrap
-
-
-class Flow(object):
-    def __init__(self, source, target):
-        self.source, self.target = source, target
-
-
-class Topology(object):
-    def __init__(self, clusters, flows, settings):
-        self.clusters = clusters
-        self.enabled_flows = flows
-        self.settings = settings
-
-    def flow_setting(self, flow, name):
-        return self.settings.get((flow.source, flow.target), {}).get(name)
-
-
-class Rendering(object):
-    """The parts of mm2_core.render's result the plan reads."""
-
-    def __init__(self, topology, properties):
-        self.topology = topology
-        self.properties = properties
-
-    def file(self, name):
-        return None
-
-
-def rendering(separator=None, policy_class=None):
-    properties = [
-        (None, "# comment lines come through as key None"),
-        ("clusters", "primary, backup"),
-        ("primary.bootstrap.servers", "a1:9093"),
-        ("primary.security.protocol", "SASL_SSL"),
-        ("primary.sasl.mechanism", "GSSAPI"),
-        ("primary.sasl.kerberos.service.name", "kafka"),
-        ("primary.sasl.jaas.config", JAAS),
-        ("primary.ssl.truststore.location", "/etc/pki/a.jks"),
-        ("primary.ssl.truststore.password", "${file:/etc/kafka-mm2/conf/secrets.properties:primary.ts}"),
-        ("primary.producer.linger.ms", "5"),
-        ("backup.bootstrap.servers", "b1:9092"),
-        ("backup.security.protocol", "PLAINTEXT"),
-    ]
-    if separator:
-        properties.append(("replication.policy.separator", separator))
-    if policy_class:
-        properties.append(("replication.policy.class", policy_class))
-    topo = Topology({"primary": Cluster("a1:9093"), "backup": Cluster("b1:9092")},
-                    [Flow("primary", "backup"), Flow("backup", "primary")],
-                    {("primary", "backup"): {"topics": "orders.*, payments", "topics.exclude": "orders-tmp"},
-                     ("backup", "primary"): {"topics": ".*", "topics.exclude": None}})
-    return Rendering(topo, properties)
+def rendering(replication=None, custom_clusters=None):
+    """The real rendering of a simple-mode active-active setup: primary is Kerberos + TLS (the
+    truststore password in the secrets file), backup plain."""
+    clusters = {"source.alias": "primary", "source.bootstrap.servers": "a1:9093",
+                "source.security.protocol": "SASL_SSL", "source.sasl.mechanism": "GSSAPI",
+                "source.ssl.truststore.location": "/etc/pki/a.jks", "source.ssl.truststore.password": "s3cret",
+                "target.alias": "backup", "target.bootstrap.servers": "b1:9092"}
+    clusters.update(custom_clusters or {})
+    configs = {
+        names.CLUSTERS: clusters,
+        names.REPLICATION: dict({"direction": "active-active", "topics": "orders.*, payments",
+                                 "topics.exclude": "orders-tmp", "secrets.config.provider.enabled": "true"},
+                                **(replication or {})),
+        names.ENV: {"mm2_principal_name": PRINCIPAL, "mm2_keytab": KEYTAB},
+    }
+    result = render.render_mm2(configs, "3.7.1", "h1.example.com", "/etc/kafka-mm2/conf")
+    secrets = javaprops.load_dict(result.file(render.SECRETS_FILE).text)
+    return result, secrets
 
 
 def configurations(**verify):
@@ -90,30 +52,42 @@ def test_bad_settings_name_the_property():
     assert all(p[0] == names.REPLICATION for p in err.value.problems)
 
 
+JAAS = ('com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true '
+        'keyTab="%s" principal="mm2/h1.example.com@EXAMPLE.COM";' % KEYTAB)
+
+
 def test_view_takes_flows_and_mm2s_own_client_security():
-    flows, clusters = plan.view_from_rendering(rendering(separator="_"), {"primary.ts": "s3cret"})
+    flows, clusters = plan.view_from_rendering(*rendering({"replication.policy.separator": "_"}))
     assert flows == [
         {"source": "primary", "target": "backup", "topics": "orders.*, payments", "topics_exclude": "orders-tmp",
          "policy": "prefixed", "separator": "_"},
-        {"source": "backup", "target": "primary", "topics": ".*", "topics_exclude": "",
+        {"source": "backup", "target": "primary", "topics": "orders.*, payments", "topics_exclude": "orders-tmp",
          "policy": "prefixed", "separator": "_"},
     ]
+    # Exactly the security MM2 uses, secrets resolved, no MM2-only settings.
     assert clusters["primary"] == {
         "bootstrap.servers": "a1:9093", "security.protocol": "SASL_SSL", "sasl.mechanism": "GSSAPI",
         "sasl.kerberos.service.name": "kafka", "sasl.jaas.config": JAAS,
-        "ssl.truststore.location": "/etc/pki/a.jks", "ssl.truststore.password": "s3cret"}
+        "ssl.truststore.location": "/etc/pki/a.jks", "ssl.truststore.type": "JKS",
+        "ssl.truststore.password": "s3cret", "ssl.endpoint.identification.algorithm": "https"}
     assert clusters["backup"] == {"bootstrap.servers": "b1:9092", "security.protocol": "PLAINTEXT"}
 
 
-def test_identity_policy_is_recognised():
-    flows, _ = plan.view_from_rendering(
-        rendering(policy_class="org.apache.kafka.connect.mirror.IdentityReplicationPolicy"))
-    assert set(f["policy"] for f in flows) == {"identity"} and flows[0]["separator"] == "."
+def test_identity_policy_and_its_names_agree_with_the_topology():
+    result, secrets = rendering({"direction": "one-way", "replication.policy": "identity"})
+    flows, _ = plan.view_from_rendering(result, secrets)
+    assert [(f["source"], f["target"], f["policy"]) for f in flows] == [("primary", "backup", "identity")]
+    # The job's naming rule is the topology's, for both policies.
+    topo = result.topology
+    for policy, separator in (("identity", "."), ("prefixed", "."), ("prefixed", "_")):
+        topo.settings["replication.policy"], topo.settings["replication.policy.separator"] = policy, separator
+        for topic in ("orders", "x.orders"):
+            assert job.remote_topic("primary", topic, policy, separator) == \
+                topo.mirrored_topic(topo.enabled_flows[0], topic)
 
 
 def test_job_plan_per_flow_in_the_jobs_own_format():
-    from mm2_verify_job import job
-    flows, clusters = plan.view_from_rendering(rendering(), {"primary.ts": "s3cret"})
+    flows, clusters = plan.view_from_rendering(*rendering())
     settings = plan.verify_settings(configurations(flows="primary->backup", lookback_minutes="15",
                                                    pending_window_seconds="90"))
     result = plan.job_plan(settings, flows, clusters)
@@ -125,6 +99,7 @@ def test_job_plan_per_flow_in_the_jobs_own_format():
     # The job accepts exactly this.
     spec = job.normalize_spec(json.loads(json.dumps(entry)), 1714557600000)
     assert (spec["mode"], spec["since_ms"], spec["topics"]) == ("time", 1714557600000 - 900000, ["orders.*", "payments"])
+    assert spec["source"]["options"]["sasl.jaas.config"] == JAAS
     # verify.topics narrows every flow; an empty verify.flows takes them all.
     result = plan.job_plan(plan.verify_settings(configurations(topics="payments")), flows, clusters)
     assert [(e["flow"], e["topics"]) for e in result["flows"]] == [("primary->backup", "payments"),
@@ -132,7 +107,7 @@ def test_job_plan_per_flow_in_the_jobs_own_format():
 
 
 def test_unknown_flow_is_named_with_the_known_ones():
-    flows, clusters = plan.view_from_rendering(rendering())
+    flows, clusters = plan.view_from_rendering(*rendering())
     with pytest.raises(plan.PlanError) as err:
         plan.job_plan(plan.verify_settings(configurations(flows="primary->dr")), flows, clusters)
     assert "verify.flows" in str(err.value) and "primary->dr" in str(err.value)
@@ -140,7 +115,7 @@ def test_unknown_flow_is_named_with_the_known_ones():
 
 
 def test_keytabs_go_to_yarn_under_relative_names():
-    flows, clusters = plan.view_from_rendering(rendering())
+    flows, clusters = plan.view_from_rendering(*rendering())
     result = plan.job_plan(plan.verify_settings({}), flows, clusters)
     shipped = plan.ship_keytabs(result["flows"])
     assert shipped == {"mm2-verify-1.keytab": KEYTAB}  # one file, used by both flows

@@ -64,10 +64,6 @@ def verify_settings(configurations):
 
 # ---------------------------------------------------------------- flows and clusters
 
-def _policy(class_name):
-    return "identity" if class_name and class_name.strip().endswith("IdentityReplicationPolicy") else "prefixed"
-
-
 def view_from_rendering(rendering, secrets=None):
     """(flows, clusters) from the rendering of this host's MM2 files (mm2_core.render).
 
@@ -77,20 +73,13 @@ def view_from_rendering(rendering, secrets=None):
     """
     from mm2_core import kafka_tools
     topo = rendering.topology
-    properties = dict((k, v) for k, v in rendering.properties if k is not None)
     flows = []
     for flow in topo.enabled_flows:
-        def setting(name, default=""):
-            value = topo.flow_setting(flow, name)
-            return default if value is None else value
-        flows.append({
-            "source": flow.source, "target": flow.target,
-            "topics": setting("topics", ".*"), "topics_exclude": setting("topics.exclude"),
-            "policy": _policy(properties.get("replication.policy.class")
-                              or properties.get(flow.target + ".replication.policy.class")),
-            "separator": properties.get("replication.policy.separator")
-                         or properties.get(flow.target + ".replication.policy.separator") or ".",
-        })
+        topics = topo.flow_setting(flow, "topics")
+        exclude = topo.flow_setting(flow, "topics.exclude")
+        flows.append({"source": flow.source, "target": flow.target,
+                      "topics": ".*" if topics is None else topics, "topics_exclude": exclude or "",
+                      "policy": topo.policy, "separator": topo.separator})
     clusters = {}
     for alias, cluster in topo.clusters.items():
         options = dict(kafka_tools.client_properties(rendering.properties, alias, secrets))
