@@ -187,3 +187,14 @@ def test_real_clock_is_used_by_default(metrics_server, run_alert):
 def test_unreachable_local_endpoint(run_alert):
     state, text = run_alert("heartbeat", free_port(), now=NOW, hosts=[LOCAL])
     assert state == "UNKNOWN" and "connection refused" in text
+
+
+def test_unreadable_topology_checks_only_flows_replicated_here(metrics_server, run_alert):
+    """Advanced mode with a broken YAML: the B->A herder of a one-way setup emits heartbeats only."""
+    server = metrics_server(render(_process()))
+    state, text = run_alert("heartbeat", server.port, now=NOW, hosts=[LOCAL],
+                            clusters={"topology.mode": "advanced"}, topology={"content": "clusters: [oops"})
+    assert state == "OK"
+    lines = text.split("\n")
+    assert lines[0].startswith("A->B: heartbeat gap 0 s") and not any(l.startswith("B->A") for l in lines)
+    assert lines[-1].startswith("Note: the MM2 topology in the configurations is not valid")

@@ -296,7 +296,14 @@ def _heartbeats(snap, configs, token_map, parameters, endpoint, host, flows, pro
     """Local scrape first; the other driver hosts only when a heartbeat partition or a herder into
     a flow's source is not found here (a heartbeat partition lives on exactly one host)."""
     if flows is None:
-        flows = [ev.FlowSpec(s, t) for (s, t) in ev.herders(snap) if s and t]
+        # topology unreadable: only the flows this process replicates (a herder alone may be a
+        # heartbeat-only one for a disabled flow, which has no heartbeats to check)
+        resolver = ev.resolver_for(snap, [])
+        seen = {}
+        for flow, _, _, _, _ in ev.source_partitions(snap, resolver):
+            if flow.source != "?":
+                seen[flow.name] = flow
+        flows = [seen[n] for n in sorted(seen)]
     flows_here = cfg.flows_for_host(flows, targets)
     herder_map = dict(ev.herders(snap))
     views = [(host, ev.heartbeat_samples(snap))]
