@@ -10,7 +10,7 @@ from mm2_core import names, placement, schema
 # Tokens every MM2 alert asks for. '/clusterHostInfo' starts at the root of the agent's
 # command dictionary (not under /configurations): the heartbeat alert reads the other driver
 # hosts from it. Whole dicts come back as they are (BaseAlert._get_configuration_value).
-TYPE_TOKENS = tuple("{{%s}}" % t for t in names.OWN_CONFIG_TYPES)
+TYPE_TOKENS = tuple("{{%s}}" % t for t in names.OWN_CONFIG_TYPES if t != names.LOG4J)
 HOSTS_TOKEN = "{{/clusterHostInfo}}"
 TOKENS = TYPE_TOKENS + (HOSTS_TOKEN,)
 DRIVER_HOSTS_KEY = names.COMPONENT.lower() + "_hosts"
