@@ -162,7 +162,8 @@ def run(script, env):
     if text is None:
         raise Fail("The verification job wrote no report (%s); see its output above" % report)
     result = json.loads(text)
-    Logger.info("Replication verification summary (%s):\n%s" % (out_dir, _read(summary) or ""))
+    # The job printed the summary table above (logoutput); say where the files are.
+    Logger.info("Verification report, summary table and completeness plot: %s" % out_dir)
     script.put_structured_out({RESULT_KEY: {
         "status": result["status"],
         "exit_code": result["exit_code"],
