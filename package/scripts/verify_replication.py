@@ -110,7 +110,13 @@ def prepare(params):
                                   pyspark_home=pyspark_home)
     except plan.PlanError as e:
         raise Fail("Verify Replication cannot run: %s" % e)
-    python = found.get("python") if spark["spark_home"] == found.get("home") else None
+    # su -l drops the agent's environment: pass the Python that runs the job's driver explicitly.
+    # A pip-installed pyspark (a package directory as SPARK_HOME) needs the Python it belongs to.
+    python = os.environ.get("PYSPARK_PYTHON")
+    if not python and os.path.isfile(os.path.join(spark["spark_home"], "__init__.py")):
+        if "home" not in found:
+            found["home"], found["python"] = find_pyspark()
+        python = found["python"] if found["home"] == spark["spark_home"] else None
     return job_plan, settings, spark, python
 
 

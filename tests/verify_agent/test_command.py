@@ -55,8 +55,9 @@ def test_clean_flow_runs_locally_and_shows_the_summary(site):
     assert result.exit_code == 0, result
     [call] = fake_spark.calls(state)
     argv = call["argv"]
-    assert argv[:5] == [drv.path(SPARK_HOME + "/bin/spark-submit"), "--master", "local[*]", "--name", "mm2-verify"]
-    assert argv[5].endswith(os.path.join("package", "scripts", "mm2_verify_job", "job.py"))
+    assert argv[:7] == [drv.path(SPARK_HOME + "/bin/spark-submit"), "--master", "local[*]", "--name", "mm2-verify",
+                        "--conf", "spark.log.level=WARN"]
+    assert argv[7].endswith(os.path.join("package", "scripts", "mm2_verify_job", "job.py"))
     # The plan: one entry per flow, the clusters' settings inside, readable by the MM2 user only.
     assert call["plan_mode"] == 0o600
     [entry] = call["plan"]["flows"]

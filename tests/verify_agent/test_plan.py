@@ -184,7 +184,8 @@ def test_spark_submit_line_has_no_secrets_and_ships_keytabs():
     spark = {"spark_submit": "/s/bin/spark-submit", "master": "yarn"}
     argv = plan.spark_submit_argv(spark, "/pkg/job.py", "/tmp/p/plan.json", "/l/r.json", "/l/p.html", "/l/s.txt",
                                   ["--jars", "/j/k.jar"], {"mm2-verify-1.keytab": KEYTAB})
-    assert argv == ["/s/bin/spark-submit", "--master", "yarn", "--name", "mm2-verify", "--deploy-mode", "client",
+    assert argv == ["/s/bin/spark-submit", "--master", "yarn", "--name", "mm2-verify",
+                    "--conf", "spark.log.level=WARN", "--deploy-mode", "client",
                     "--files", KEYTAB + "#mm2-verify-1.keytab", "--jars", "/j/k.jar", "/pkg/job.py",
                     "--plan", "/tmp/p/plan.json", "--report", "/l/r.json", "--plot", "/l/p.html",
                     "--summary", "/l/s.txt"]

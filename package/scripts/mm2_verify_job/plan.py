@@ -205,7 +205,9 @@ def choose_spark(mode, spark_home_setting, cluster_host_info, stack_root=None, e
 
 def spark_submit_argv(spark, job_path, plan_path, report, plot, summary, extra_args=(), files=None):
     """The spark-submit command line (no secrets: they are in the plan file)."""
-    argv = [spark["spark_submit"], "--master", spark["master"], "--name", "mm2-verify"]
+    # spark.log.level (Spark 3.5+, ignored before) keeps the command output to the summary.
+    argv = [spark["spark_submit"], "--master", spark["master"], "--name", "mm2-verify",
+            "--conf", "spark.log.level=WARN"]
     if spark["master"] == "yarn":
         argv += ["--deploy-mode", "client"]  # the report is written where the command runs
     if files:
