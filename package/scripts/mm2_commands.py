@@ -305,6 +305,20 @@ def _safe_name(text):
     return re.sub(r"[^A-Za-z0-9._-]", "_", text)[:120] or "_"
 
 
+def _new_dir(path):
+    """path, or path-2, path-3... when an export of the same second is already there."""
+    candidate, n = path, 1
+    while True:
+        try:
+            os.makedirs(candidate, 0o750)
+            return candidate
+        except OSError:
+            if not os.path.isdir(candidate):
+                raise
+            n += 1
+            candidate = "%s-%d" % (path, n)
+
+
 def _write(path, text, uid, gid):
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o640)
     with os.fdopen(fd, "w") as fh:
@@ -349,8 +363,8 @@ def export_translated_offsets(script, params, groups_filter=None):
                                          " for " + ", ".join(wanted) if wanted else "", flow.source))
                 exported.append(entry)
                 continue
-            out_dir = os.path.join(base, "%s-to-%s-%s" % (_safe_name(flow.source), _safe_name(flow.target), stamp))
-            os.makedirs(out_dir, 0o750)
+            out_dir = _new_dir(os.path.join(base, "%s-to-%s-%s" % (_safe_name(flow.source),
+                                                                   _safe_name(flow.target), stamp)))
             os.chown(out_dir, cli.uid, cli.gid)
             all_path = os.path.join(out_dir, "all-groups.csv")
             _write(all_path, kafka_tools.offsets_csv(checkpoints, with_group=True), cli.uid, cli.gid)

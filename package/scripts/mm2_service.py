@@ -118,19 +118,18 @@ def running(params):
 
 
 def start(params, rendering):
-    current = process.check_status(params.mm2_pid_file, params.mm2_properties_file)
-    if current.running:
-        Logger.info("MirrorMaker 2 is already running (pid %d); not starting another one" % current.pid)
-        return current.pid
-    strays = process.find_our_processes(params.mm2_properties_file)
-    if strays:
+    action, pid, current = process.plan_start(params.mm2_pid_file, params.mm2_properties_file)
+    if action == process.ALREADY_RUNNING:
+        Logger.info("MirrorMaker 2 is already running (pid %d); not starting another one" % pid)
+        return pid
+    if action == process.ADOPT:
         # running without (or with a wrong) pid file, e.g. the file was deleted by hand: adopt it
-        Logger.warning("MirrorMaker 2 with %s is already running as pid %s without a valid pid file (%s); "
+        Logger.warning("MirrorMaker 2 with %s is already running as pid %d without a valid pid file (%s); "
                        "recording it instead of starting another one"
-                       % (params.mm2_properties_file, ", ".join(str(p) for p in strays), current.detail))
-        File(params.mm2_pid_file, content="%d\n" % strays[0], owner=params.mm2_user,
+                       % (params.mm2_properties_file, pid, current.detail))
+        File(params.mm2_pid_file, content="%d\n" % pid, owner=params.mm2_user,
              group=params.user_group, mode=0o644)
-        return strays[0]
+        return pid
     if current.state != process.NO_PID_FILE:
         Logger.info("Removing stale pid file: %s" % current.detail)
         File(params.mm2_pid_file, action="delete")
@@ -158,13 +157,9 @@ def start(params, rendering):
 
 
 def stop(params):
-    current = process.check_status(params.mm2_pid_file, params.mm2_properties_file)
-    pids = []
-    if current.running:
-        pids.append(current.pid)
-    else:
+    pids, current = process.pids_to_stop(params.mm2_pid_file, params.mm2_properties_file)
+    if not current.running:
         Logger.info("MirrorMaker 2 is not running according to its pid file: %s" % current.detail)
-    pids += [p for p in process.find_our_processes(params.mm2_properties_file) if p not in pids]
     failures = []
     for pid in pids:
         Logger.info("Stopping MirrorMaker 2 (pid %d): SIGTERM, then SIGKILL after %ss"

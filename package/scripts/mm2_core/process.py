@@ -386,3 +386,31 @@ def stop_process(pid, props_path, timeout, kill=os.kill, proc_root="/proc", cloc
     return Outcome(False, "survived", pid,
                    "MM2 (pid %d) is still alive %ss after SIGKILL (state %s)"
                    % (pid, kill_wait, process_state(pid, proc_root)))
+
+
+# ---------------------------------------------------------------- decisions of START and STOP
+
+LAUNCH = "launch"
+ALREADY_RUNNING = "running"
+ADOPT = "adopt"
+
+
+def plan_start(pid_file, props_path, proc_root="/proc"):
+    """What START must do: (ALREADY_RUNNING, pid), (ADOPT, pid) for our MM2 running without a
+    valid pid file, or (LAUNCH, status) where status says what the pid file held."""
+    current = check_status(pid_file, props_path, proc_root)
+    if current.running:
+        return ALREADY_RUNNING, current.pid, current
+    strays = find_our_processes(props_path, proc_root)
+    if strays:
+        return ADOPT, strays[0], current
+    return LAUNCH, None, current
+
+
+def pids_to_stop(pid_file, props_path, proc_root="/proc"):
+    """Our MM2 processes STOP must end: the one in the pid file and any stray one (same
+    properties file, e.g. started by hand or left behind by a lost pid file)."""
+    current = check_status(pid_file, props_path, proc_root)
+    pids = [current.pid] if current.running else []
+    pids += [p for p in find_our_processes(props_path, proc_root) if p not in pids]
+    return pids, current

@@ -12,7 +12,7 @@ from mm2_core import names
 
 import fakekafka
 from driver_fixture import Driver
-from test_lifecycle import failed, ok
+from agent_support import failed, ok
 
 
 def wait_until(predicate, seconds=15):
@@ -144,7 +144,16 @@ def test_export_translated_offsets(site, clusters, guard, version):
     a.commit("console-consumer-1", "orders", 0, 1)     # excluded by the default groups.exclude
     driver = Driver(site)
     ok(driver.run("START"))
-    assert wait_until(lambda: len(b.records("A.checkpoints.internal")) >= 2)
+
+    def translated():
+        latest = {}
+        for _, key, value, _ in b.records("A.checkpoints.internal"):
+            group, _, _, _, down, _ = fakekafka.decode_checkpoint(key, value)
+            latest[group] = down
+        return latest
+
+    # MM2 checkpoints as it replicates: wait for the final translation of both groups
+    assert wait_until(lambda: translated() == {"billing": 3, "audit, eu": 5})
     run = ok(driver.run(names.CMD_EXPORT_OFFSETS))
     (entry,) = run.structured_out["translated_offsets"]
     assert sorted(entry["groups"]) == ["audit, eu", "billing"]

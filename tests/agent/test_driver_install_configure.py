@@ -13,7 +13,7 @@ from mm2_core import names
 
 import fakekafka
 from driver_fixture import Driver
-from test_lifecycle import failed, ok
+from agent_support import failed, ok
 
 
 def mode(path):

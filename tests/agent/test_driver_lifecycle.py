@@ -10,7 +10,7 @@ import pytest
 from mm2_core import names, process
 
 import fakekafka
-from conftest import alive, reap
+from agent_support import alive, failed, ok, reap, wait_dead
 from driver_fixture import Driver
 
 
@@ -19,24 +19,6 @@ def driver(site):
     site.cluster("A", "a1:9092")
     site.cluster("B", "b1:9092")
     return Driver(site)
-
-
-def ok(run):
-    assert run.exit_code == 0, run
-    return run
-
-
-def failed(run):
-    assert run.exit_code not in (0, None), run
-    return run
-
-
-def wait_dead(pid, seconds=10):
-    end = time.time() + seconds
-    while alive(pid) and time.time() < end:
-        time.sleep(0.05)
-    reap(pid)
-    return not alive(pid)
 
 
 def test_start_status_stop(driver, guard):

@@ -9,7 +9,7 @@ import pytest
 
 from mm2_core import names, process
 
-from conftest import alive, reap
+from agent_support import alive, reap
 from mm2_fixture import Instance
 
 
