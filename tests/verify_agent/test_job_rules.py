@@ -97,7 +97,8 @@ def test_kafka_options_time_range_and_security_pass_through():
                                      start_ms=1000, end_ms=2000, spark_version="3.5.1")
     assert options == {
         "kafka.bootstrap.servers": "a1:9093", "kafka.security.protocol": "SASL_SSL",
-        "kafka.sasl.jaas.config": "x required;", "includeHeaders": "true", "failOnDataLoss": "false",
+        "kafka.sasl.jaas.config": "x required;", "kafka.isolation.level": "read_committed",
+        "includeHeaders": "true", "failOnDataLoss": "false",
         "subscribePattern": "orders", "startingTimestamp": "1000", "endingTimestamp": "2000",
         "startingOffsetsByTimestampStrategy": "latest"}
 
@@ -109,6 +110,11 @@ def test_kafka_options_offsets_assign_exact_partitions():
     assert json.loads(options["startingOffsets"]) == {"t": {"0": 5, "1": -2}}
     assert json.loads(options["endingOffsets"]) == {"t": {"0": 9, "1": -1}}
     assert "subscribePattern" not in options
+
+
+def test_isolation_level_can_be_overridden():
+    options = job.kafka_read_options({"bootstrap.servers": "a", "isolation.level": "read_uncommitted"}, pattern="t")
+    assert options["kafka.isolation.level"] == "read_uncommitted"
 
 
 def test_old_spark_reads_everything_and_the_job_filters_by_time():

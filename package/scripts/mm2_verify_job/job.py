@@ -326,6 +326,9 @@ def kafka_read_options(client_options, pattern=None, assign=None, starting=None,
     and the job filters by timestamp).
     """
     options = dict(("kafka." + k, v) for k, v in client_options.items())
+    # Compare what consumers see: aborted transactions (exactly-once MM2 writes transactionally)
+    # are neither source records nor mirrored copies.
+    options.setdefault("kafka.isolation.level", "read_committed")
     options["includeHeaders"] = "true"
     options["failOnDataLoss"] = "false"  # records aged out mid-read are not replication loss
     if assign:
