@@ -98,7 +98,7 @@ def main(argv=None):
     if not wrapper.ambari_config:
         return job.main(job_argv)
     try:
-        job_args = job.build_parser().parse_args(job_argv)
+        job_args = job.parse_args(job_argv)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else job.EXIT_BAD_INPUT
     try:

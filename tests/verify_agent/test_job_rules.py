@@ -38,6 +38,11 @@ def test_bad_time_names_the_flag_and_the_accepted_forms(text):
     assert "--since" in message and ("ISO-8601" in message or "duration" in message)
 
 
+def test_relative_times_pass_the_command_line():
+    args = job.parse_args(["--flow", "a->b", "--since", "-30m", "--until", "-5m", "--topics", "t"])
+    assert (args.since, args.until, args.topics) == ("-30m", "-5m", "t")
+
+
 def test_durations_round_trip():
     assert [job.parse_duration_ms(t) for t in ("60s", "5m", "250ms", "1d", "0", 42)] == \
            [60000, 300000, 250, 86400000, 0, 42]

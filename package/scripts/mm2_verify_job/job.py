@@ -464,13 +464,14 @@ def narrow(frame, spec, topic_expr):
     else:  # micros as double, rounded to the millisecond Kafka stores
         ts_ms = F.round(F.col("timestamp").cast("double") * 1000).cast("long")
     key, value = F.col("key"), F.col("value")
-    headers = F.col("headers") if "headers" in names else F.lit(None)
+    # A side without a headers column compares like records without headers.
+    headers = F.col("headers") if "headers" in names else F.lit(None).cast(dict(KAFKA_COLUMNS)["headers"])
     parts = []
     if "key" in spec["match_on"]:
         parts += [key, F.isnull(key)]
     if "value" in spec["match_on"]:
         parts += [value, F.isnull(value)]
-    if "headers" in spec["match_on"] and "headers" in names:
+    if "headers" in spec["match_on"]:
         # Spark's Kafka source gives null for "no headers"; a dump may hold an empty array.
         parts += [F.when(F.size(headers) > 0, headers), F.coalesce(F.when(F.size(headers) > 0, F.size(headers)), F.lit(0))]
     if "timestamp" in spec["match_on"]:
@@ -1052,6 +1053,17 @@ def build_parser():
     return parser
 
 
+def parse_args(argv):
+    """build_parser().parse_args, letting --since -30m through (argparse takes -30m for a flag)."""
+    joined = []
+    for arg in argv:
+        if joined and joined[-1] in ("--since", "--until") and arg.startswith("-"):
+            joined[-1] = joined[-1] + "=" + arg
+        else:
+            joined.append(arg)
+    return build_parser().parse_args(joined)
+
+
 def _key_values(pairs, flag):
     result = {}
     for pair in pairs:
@@ -1125,9 +1137,8 @@ def run(argv, spark=None, out=None):
     Pass a SparkSession to reuse it (tests, notebooks); otherwise one is built and stopped.
     """
     out = out or sys.stdout
-    parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parse_args(argv)
     except SystemExit as exc:
         return (exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT), None
     own_session = spark is None
