@@ -5,7 +5,7 @@ Pure stdlib, Python 2.7 and 3. The alert scripts ask the agent for whole config 
 free-form keys no token list could name; configurations() turns the token-keyed map the
 agent passes into the usual {type: {property: value}} shape.
 """
-from mm2_core import names, placement, schema
+from mm2_core import names, placement, replication_policy, schema
 
 # Tokens every MM2 alert asks for. '/clusterHostInfo' starts at the root of the agent's
 # command dictionary (not under /configurations): the heartbeat alert reads the other driver
@@ -15,8 +15,8 @@ HOSTS_TOKEN = "{{/clusterHostInfo}}"
 TOKENS = TYPE_TOKENS + (HOSTS_TOKEN,)
 DRIVER_HOSTS_KEY = names.COMPONENT.lower() + "_hosts"
 
-HEARTBEATS_TOPIC = "heartbeats"
-IDENTITY_POLICY_CLASS = "org.apache.kafka.connect.mirror.IdentityReplicationPolicy"
+HEARTBEATS_TOPIC = replication_policy.HEARTBEATS_TOPIC
+IDENTITY_POLICY_CLASS = replication_policy.POLICY_CLASSES[replication_policy.IDENTITY]
 
 _ENV = schema.BY_NAME[names.ENV]
 
@@ -91,15 +91,15 @@ class FlowSpec(object):
         self.name = "%s->%s" % (source, target)
         self._prefix = source + self.separator
 
+    @property
+    def _policy(self):
+        return replication_policy.IDENTITY if self.identity else replication_policy.PREFIXED
+
     def remote_topic(self, topic):
-        if self.identity and not topic.endswith(HEARTBEATS_TOPIC):
-            return topic
-        return self._prefix + topic
+        return replication_policy.remote_topic(self.source, topic, self._policy, self.separator)
 
     def upstream_topic(self, remote):
-        if remote.startswith(self._prefix) and (not self.identity or remote.endswith(HEARTBEATS_TOPIC)):
-            return remote[len(self._prefix):]
-        return remote
+        return replication_policy.upstream_topic(self.source, remote, self._policy, self.separator)
 
     def owns_remote_topic(self, remote):
         """Could this flow have produced the target topic name (prefix test)?"""

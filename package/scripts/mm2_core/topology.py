@@ -17,7 +17,7 @@ import difflib
 import re
 from collections import OrderedDict
 
-from mm2_core import javaprops, javaregex, names, schema, versions, yamlish
+from mm2_core import javaprops, javaregex, names, replication_policy, schema, versions, yamlish
 
 ERROR, WARN = "ERROR", "WARN"
 CLUSTERS_T, REPLICATION_T, TOPOLOGY_T, CUSTOM_T, ENV_T, DRIVER_T = (
@@ -34,10 +34,7 @@ HOST_PORT_RE = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})$")
 FILE_REF_RE = re.compile(r"\$\{file:([^}:]+):([^}]+)\}")
 ANY_REF_RE = re.compile(r"\$\{[^}]*\}")
 
-POLICY_CLASSES = {
-    "prefixed": "org.apache.kafka.connect.mirror.DefaultReplicationPolicy",
-    "identity": "org.apache.kafka.connect.mirror.IdentityReplicationPolicy",
-}
+POLICY_CLASSES = replication_policy.POLICY_CLASSES
 
 # Connection fields of one cluster (simple mode: "<role>.<field>"; YAML: "clusters.<alias>.<field>").
 CONNECTION_FIELDS = ("bootstrap.servers", "security.protocol", "sasl.mechanism", "sasl.kerberos.service.name",
@@ -406,9 +403,7 @@ class Topology(object):
     def mirrored_topic(self, flow, topic):
         """Name of source topic ``topic`` on the target of ``flow`` under the replication policy."""
         source = flow.source if isinstance(flow, Flow) else flow[0]
-        if self.policy == "identity":
-            return topic
-        return "%s%s%s" % (source, self.separator, topic)
+        return replication_policy.remote_topic(source, topic, self.policy, self.separator)
 
     def __repr__(self):
         return "Topology(%s, clusters=%r, flows=%r)" % (self.mode, self.aliases, [f.name for f in self.flows])
