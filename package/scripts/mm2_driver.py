@@ -17,7 +17,9 @@ class MirrorMaker2Driver(Script):
         import mm2_setup
         env.set_params(params)
         self.install_packages(env)
-        mm2_setup.install_kafka(params, Script.get_tmp_dir())
+        import mm2_service
+        plan, version = mm2_setup.install_kafka(params, Script.get_tmp_dir())
+        mm2_service.check_java(params, version)
         self._install_metrics_agent(params)
 
     def _install_metrics_agent(self, params):

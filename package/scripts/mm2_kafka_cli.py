@@ -13,6 +13,7 @@ import tempfile
 from resource_management.core import shell
 from resource_management.core.exceptions import ExecuteTimeoutException, Fail
 from resource_management.core.logger import Logger
+from resource_management.core.signal_utils import TerminateStrategy
 
 from mm2_core import javaprops, kafka_tools, process
 from mm2_core import render as mm2_render
@@ -108,8 +109,10 @@ class KafkaCli(object):
         timeout = timeout or self.timeout
         Logger.info("Running %s (as %s, timeout %ss)" % (" ".join(args), self.params.mm2_user, timeout))
         try:
+            # su -c starts a new session: only a tree kill reaches the tool's JVM on timeout
             code, out, err = shell.call(command, user=self.params.mm2_user, env=self.environment(),
-                                        timeout=timeout, stderr=subprocess.PIPE, quiet=True)
+                                        timeout=timeout, stderr=subprocess.PIPE, quiet=True,
+                                        timeout_kill_strategy=TerminateStrategy.KILL_PROCESS_TREE)
         except ExecuteTimeoutException as e:
             return ToolResult(124, "", "timed out after %ss: %s" % (timeout, e))
         return ToolResult(code, out, err)

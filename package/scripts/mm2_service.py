@@ -51,10 +51,10 @@ def java_major(java_home):
     return install.java_major_from_output(out) if code == 0 else None
 
 
-def check_java(params):
+def check_java(params, kafka_version=None):
     if not params.mm2_java_home:
         raise Fail("No Java for MirrorMaker 2: set kafka-mm2-env/mm2_java_home (Ambari sent no java_home)")
-    errors, warnings = install.check_java(params.kafka_version, java_major(params.mm2_java_home),
+    errors, warnings = install.check_java(kafka_version or params.kafka_version, java_major(params.mm2_java_home),
                                           params.mm2_java_home)
     for w in warnings:
         Logger.warning(w)

@@ -63,6 +63,14 @@ def test_install_from_a_tarball_on_hdp31(site, guard):
     assert driver.mm2_info()["version"] == "3.7.1"
 
 
+def test_install_checks_java_for_the_kafka_line(site, guard):
+    site.kafka_home = fakekafka.make_kafka_home(os.path.join(site.root, "k4"), "4.0.0", site.state)
+    driver = Driver(site)
+    driver.env["mm2_java_home"] = fakekafka.make_java_home(os.path.join(site.root, "jdk8"), 8)
+    run = failed(driver.run("INSTALL"))
+    assert "Kafka 4.0.0 needs Java 17 or newer" in run.output and "is Java 8" in run.output
+
+
 def test_bigtop_uses_the_stack_kafka(site, guard):
     root = site.root
     stack_home = fakekafka.make_kafka_home(os.path.join(root, "usr", "bigtop", "current", "kafka-broker"),
