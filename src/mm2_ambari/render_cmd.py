@@ -124,7 +124,6 @@ def run(args):
         written.append((file_name, 0o644))
     for name, mode in written:
         sys.stdout.write("%s %s\n" % (oct(mode)[-3:], os.path.join(args.out, name)))
-    if rendering.target_clusters:
-        sys.stdout.write("start: connect-mirror-maker.sh %s %s\n" % (
-            os.path.join(conf_dir, render.PROPERTIES_FILE), " ".join(rendering.clusters_args)))
+    sys.stdout.write("start: connect-mirror-maker.sh %s\n" % " ".join(
+        [os.path.join(conf_dir, render.PROPERTIES_FILE)] + rendering.clusters_args))
     return EXIT_OK

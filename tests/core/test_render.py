@@ -335,7 +335,8 @@ def test_active_active_and_target_clusters():
     r = rendered("3.7.1", configs(replication={"direction": "active-active"}))
     p = props(r)
     assert p["east->west.enabled"] == p["west->east.enabled"] == "true"
-    assert r.target_clusters == ["west", "east"]
+    # empty target.clusters: no --clusters, every herder (incl. heartbeat emitters) runs here
+    assert r.target_clusters == [] and r.clusters_args == []
     r = rendered("3.7.1", configs(replication={"direction": "active-active"}, driver={"target.clusters": "east"}))
     assert r.target_clusters == ["east"] and r.clusters_args == ["--clusters", "east"]
 

@@ -17,7 +17,7 @@ import difflib
 import re
 from collections import OrderedDict
 
-from mm2_core import javaprops, javaregex, names, replication_policy, schema, versions, yamlish
+from mm2_core import javaprops, javaregex, names, placement, replication_policy, schema, versions, yamlish
 
 ERROR, WARN = "ERROR", "WARN"
 CLUSTERS_T, REPLICATION_T, TOPOLOGY_T, CUSTOM_T, ENV_T, DRIVER_T = (
@@ -1446,7 +1446,10 @@ def _check_driver(configurations, topo, collector):
 
 
 def driver_targets(configurations, topo):
-    """Aliases this host passes as --clusters (kafka-mm2-driver/target.clusters, else all targets)."""
-    value = text(get(configurations, DRIVER_T, "target.clusters")).strip()
-    wanted = [t for t in re.split(r"[\s,;]+", value) if t] if value else []
-    return wanted or topo.targets()
+    """Aliases this host passes as --clusters (kafka-mm2-driver/target.clusters).
+
+    [] means no --clusters: MM2's own default, every herder runs here, including the reverse
+    ones that emit the heartbeats proving each flow (the placement module's rule, shared with
+    the agent's start so the offline preview and the agent agree).
+    """
+    return placement.parse_targets(text(get(configurations, DRIVER_T, "target.clusters")))

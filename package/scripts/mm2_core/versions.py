@@ -117,7 +117,7 @@ FEATURES = {
     CLUSTER_CLIENT_OVERRIDES: ("2.8.0", None,
                                "per-cluster <alias>.consumer./producer./admin. overrides reach the "
                                "replication clients (cf202cb)"),
-    HERDERS_FOR_ENABLED_PAIRS: ("2.8.0", None, "herders only for enabled or heartbeat pairs (KAFKA-10710)"),
+    HERDERS_FOR_ENABLED_PAIRS: ("2.7.1", None, "herders only for enabled or heartbeat pairs (KAFKA-10710, backported to 2.7.1)"),
     IDENTITY_POLICY: ("3.0.0", None, "IdentityReplicationPolicy (KAFKA-9726)"),
     OFFSET_SYNCS_LOCATION: ("3.0.0", None, "offset-syncs.topic.location (KIP-716)"),
     WORKER_REPLICATION_POLICY: ("3.0.0", None, "workers accept replication.policy.*"),
