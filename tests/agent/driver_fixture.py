@@ -35,10 +35,10 @@ class Driver(object):
     """One driver host of a fake site: builds command JSONs and runs the scripts."""
 
     def __init__(self, site, hostname="localhost", configurations=None, stack_name="HDP", stack_version="3.1",
-                 driver_hosts=None):
+                 driver_hosts=None, sys_name="sys"):
         self.site = site
         self.hostname = hostname
-        self.sys_root = os.path.join(site.root, "sys")
+        self.sys_root = os.path.join(site.root, sys_name)   # one per simulated host
         self.configurations = configurations or base_configurations()
         self.stack_name = stack_name
         self.stack_version = stack_version
@@ -97,7 +97,7 @@ class Driver(object):
     def run(self, command, script=DRIVER_SCRIPT, **kwargs):
         timeout = kwargs.pop("timeout", 180)
         cmd = self.command(command, **kwargs)
-        return harness.run_script(script, cmd, os.path.join(self.site.root, "agent"), timeout=timeout)
+        return harness.run_script(script, cmd, os.path.join(self.sys_root, "agent"), timeout=timeout)
 
     def service_check(self, **kwargs):
         return self.run("SERVICE_CHECK", script=SERVICE_CHECK_SCRIPT, role=names.SERVICE_CHECK_ROLE, **kwargs)

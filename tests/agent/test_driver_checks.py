@@ -48,7 +48,7 @@ def test_service_check_end_to_end(site, clusters, guard):
     configs = [c for c in calls if c["tool"] != "connect-mirror-maker"]
     assert all(c["config_mode"] == 0o600 for c in configs)
     assert all(c["uid"] == os.getuid() and c["env"]["KAFKA_OPTS"] == "" for c in configs)
-    assert not [d for d in os.listdir(os.path.join(site.root, "agent", "tmp")) if d.startswith("mm2-cli-")]
+    assert not [d for d in os.listdir(os.path.join(driver.sys_root, "agent", "tmp")) if d.startswith("mm2-cli-")]
 
     # MM2 stopped: the marker cannot arrive, and the output says at which step it failed
     ok(driver.run("STOP"))

@@ -217,3 +217,23 @@ def test_several_drivers_on_kafka_before_3_5_are_refused(site, guard):
     # each host with its own target (config groups): this one serves B
     run = ok(driver.run("START", driver={"target.clusters": "B"}))
     assert driver.mm2_info()["clusters_arg"] == ["B"]
+
+
+def test_two_hosts_with_config_groups_on_kafka_3_5(site, guard):
+    """Host 1 near B serves B, host 2 near A serves A (config groups): each runs its herders with its
+    own internal REST listener, and the heartbeats of A reach B through the A->B flow."""
+    a = site.cluster("A", "a1:9092")
+    b = site.cluster("B", "b1:9092")
+    hosts = ["localhost", "127.0.0.1"]
+    near_b = Driver(site, hostname="localhost", driver_hosts=hosts, sys_name="host1")
+    near_a = Driver(site, hostname="127.0.0.1", driver_hosts=hosts, sys_name="host2")
+    ok(near_b.run("START", driver={"target.clusters": "B"}))
+    ok(near_a.run("START", driver={"target.clusters": "A"}))
+    assert near_b.mm2_info()["herders"] == [["A", "B"]] and near_a.mm2_info()["herders"] == [["B", "A"]]
+    assert near_b.mm2_info()["props"]["listeners"] != near_a.mm2_info()["props"]["listeners"]
+    end = time.time() + 15
+    while not b.has_topic("A.heartbeats") and time.time() < end:
+        time.sleep(0.1)
+    assert b.has_topic("A.heartbeats") and a.has_topic("heartbeats")
+    ok(near_b.run("STOP"))
+    ok(near_a.run("STOP"))
