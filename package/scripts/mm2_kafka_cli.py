@@ -2,8 +2,8 @@
 custom commands).
 
 Each cluster gets a client config file built from the rendered MM2 properties (its security
-settings, secrets resolved) in a private directory: mode 0700/0600, owned by the MM2 user,
-removed when done. Passwords never appear on a command line or in the agent log.
+settings, secrets resolved) in a private directory under the MM2 pid directory: mode 0700/0600,
+owned by the MM2 user, removed when done. Passwords never appear on a command line or in the agent log.
 """
 import os
 import shutil
@@ -63,7 +63,12 @@ class KafkaCli(object):
         self.timeout = timeout
         self.configs = {}
         self.uid, self.gid = _uid_gid(params.mm2_user, params.user_group)
-        base = params.tmp_dir if params.tmp_dir and os.path.isdir(params.tmp_dir) else None
+        # Under the MM2 user's own run directory: on tmpfs on most hosts (secrets never hit a disk)
+        # and always reachable by that user, unlike the agent's tmp directory.
+        base = params.mm2_pid_dir
+        if not os.path.isdir(base):
+            os.makedirs(base, 0o755)
+            os.chown(base, self.uid, self.gid)
         self.dir = tempfile.mkdtemp(prefix="mm2-cli-", dir=base)
         os.chmod(self.dir, 0o700)
         os.chown(self.dir, self.uid, self.gid)

@@ -48,7 +48,10 @@ def test_service_check_end_to_end(site, clusters, guard):
     configs = [c for c in calls if c["tool"] != "connect-mirror-maker"]
     assert all(c["config_mode"] == 0o600 for c in configs)
     assert all(c["uid"] == os.getuid() and c["env"]["KAFKA_OPTS"] == "" for c in configs)
-    assert not [d for d in os.listdir(os.path.join(driver.sys_root, "agent", "tmp")) if d.startswith("mm2-cli-")]
+    calls_dirs = set(os.path.dirname(c["args"][c["args"].index(flag) + 1]) for c in configs
+                     for flag in ("--command-config", "--producer.config", "--consumer.config") if flag in c["args"])
+    assert calls_dirs and all(os.path.dirname(d) == driver.pid_dir for d in calls_dirs)
+    assert not [d for d in os.listdir(driver.pid_dir) if d.startswith("mm2-cli-")]     # removed afterwards
 
     # MM2 stopped: the marker cannot arrive, and the output says at which step it failed
     ok(driver.run("STOP"))
