@@ -3,6 +3,7 @@ slow, unreachable, TLS, authentication, not the mpack's rules, metrics disabled.
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -31,6 +32,11 @@ def fake_mm2(tmpdir):
         args += [names.MM2_MAIN_CLASS, props]
         proc = subprocess.Popen(args)
         procs.append(proc)
+        # Until the child has exec'd, /proc/<pid>/cmdline still shows pytest's command line and the
+        # alert would rightly say the pid is not MM2: wait (bounded) for the exec.
+        deadline = time.time() + 30
+        while names.MM2_MAIN_CLASS not in _cmdline(proc.pid) and time.time() < deadline:
+            time.sleep(0.01)
         pid_dir.join("mirrormaker2.pid").write("%d\n" % proc.pid)
         return {"mm2_pid_dir": str(pid_dir), "mm2_conf_dir": str(conf_dir), "pid": proc.pid}
 
@@ -38,6 +44,14 @@ def fake_mm2(tmpdir):
     for proc in procs:
         proc.kill()
         proc.wait()
+
+
+def _cmdline(pid):
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as fh:
+            return fh.read().decode("utf-8", "replace")
+    except (IOError, OSError):
+        return ""
 
 
 def _env(info, **extra):
