@@ -633,7 +633,21 @@ def tail_flag(spark, spec, source, span, tail_end_ms):
     return source.withColumn("tail", flag)
 
 
-def partition_stats(source, target):
+ROWS_PER_SHUFFLE_PARTITION = 1000000  # narrow rows (~70 bytes): a task's share stays small
+
+
+def shuffle_partitions(spark, span):
+    """spark.sql.shuffle.partitions when set explicitly, else sized from the source records
+    (both sides, ~1M narrow rows per task) but never below the default parallelism.  The
+    default 200 costs more in task overhead than it gains on small ranges and small clusters."""
+    conf = spark.sparkContext.getConf()
+    if conf.contains("spark.sql.shuffle.partitions"):
+        return int(conf.get("spark.sql.shuffle.partitions"))
+    rows = 2 * sum(s["records"] for s in span.values())
+    return max(spark.sparkContext.defaultParallelism, -(-rows // ROWS_PER_SHUFFLE_PARTITION))
+
+
+def partition_stats(source, target, partitions=None):
     """One row per (topic, partition) with every count.  The only wide dependency on the
     records is one shuffle by (topic, partition, key hash): the content aggregation and the
     per-key order window both run on it; only per-partition rows reach the driver."""
@@ -644,7 +658,9 @@ def partition_stats(source, target):
         target.withColumn("tail", F.lit(False)).withColumn("is_src", F.lit(0)).select(*columns))
     is_src = F.col("is_src") == 1
     is_tgt = (F.col("is_src") == 0) & F.col("in_range")
-    groups = both.repartition("topic", "partition", "kh").groupBy("topic", "partition", "kh", "fp1", "fp2").agg(
+    by_key = (F.col("topic"), F.col("partition"), F.col("kh"))
+    spread = both.repartition(partitions, *by_key) if partitions else both.repartition(*by_key)
+    groups = spread.groupBy("topic", "partition", "kh", "fp1", "fp2").agg(
         F.sum("is_src").alias("s"),
         F.sum(F.when(is_tgt, 1).otherwise(0)).alias("t"),
         F.sum(F.when(~is_src & ~F.col("in_range"), 1).otherwise(0)).alias("t_out"),
@@ -715,7 +731,7 @@ def verify_flow(spark, spec):
         else:
             tail_end_ms = max(s["max_ts"] for s in span.values()) + 1 if span else None
         source = tail_flag(spark, spec, source, span, tail_end_ms)
-        rows = partition_stats(source, target).collect()
+        rows = partition_stats(source, target, shuffle_partitions(spark, span)).collect()
     finally:
         for frame in cached:
             frame.unpersist()
