@@ -4,56 +4,12 @@ Only for flows with sync.group.offsets.enabled: age of the last checkpoint while
 
 Loaded by the Ambari agent with imp.load_source(<alert name>, <this file>) and called as
 execute(configurations, parameters, host_name) on Python 2.7 or 3. All logic lives in
-package/scripts/mm2_core (alert_runner); this file only finds it and never raises.
+package/scripts/mm2_core (alert_runner); this file only names its KIND.
 """
 import os
-import sys
 
 KIND = "checkpoint"
-_SCRIPTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts")
-
-
-def _runner():
-    """mm2_core.alert_runner from this mpack's package/scripts (reloaded when the mpack changed)."""
-    marker = os.path.join(_SCRIPTS, "mm2_core", "alert_runner.py")
-    loaded = sys.modules.get("mm2_core")
-    if loaded is not None:
-        where = os.path.dirname(os.path.abspath(getattr(loaded, "__file__", "") or ""))
-        stamp = getattr(loaded, "_mm2_alert_stamp", None)
-        try:
-            current = os.path.getmtime(marker)
-        except OSError:
-            current = None
-        if where != os.path.join(_SCRIPTS, "mm2_core") or (stamp is not None and stamp != current):
-            for name in [n for n in sys.modules if n == "mm2_core" or n.startswith("mm2_core.")]:
-                del sys.modules[name]
-    added = _SCRIPTS not in sys.path
-    if added:
-        sys.path.insert(0, _SCRIPTS)
-    try:
-        import mm2_core
-        from mm2_core import alert_runner
-    finally:
-        if added:
-            sys.path.remove(_SCRIPTS)
-    if getattr(mm2_core, "_mm2_alert_stamp", None) is None:
-        try:
-            mm2_core._mm2_alert_stamp = os.path.getmtime(marker)
-        except OSError:
-            pass
-    return alert_runner
-
-
-def get_tokens():
-    try:
-        return _runner().tokens()
-    except Exception:
-        return ()
-
-
-def execute(configurations={}, parameters={}, host_name=None):
-    try:
-        return _runner().execute(KIND, configurations, parameters, host_name)
-    except Exception as e:
-        return ("UNKNOWN", ["The MirrorMaker 2 %s alert could not load its code from %s: %s: %s"
-                            % (KIND, _SCRIPTS, e.__class__.__name__, e)])
+# The shared entry code (mm2_alert_loader.py, beside this file) defines get_tokens() and execute().
+_LOADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mm2_alert_loader.py")
+with open(_LOADER) as _source:
+    exec(compile(_source.read(), _LOADER, "exec"))

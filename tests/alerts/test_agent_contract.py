@@ -183,6 +183,9 @@ def test_broken_code_location_is_unknown_not_an_exception(tmpdir):
     src = os.path.join(REPO, "package", "alerts", "alert_mm2_lag.py")
     dst = alerts.join("alert_mm2_lag.py")
     dst.write(open(src).read())
+    # the shared entry code always ships beside the alert files (package/alerts)
+    loader = os.path.join(REPO, "package", "alerts", "mm2_alert_loader.py")
+    alerts.join("mm2_alert_loader.py").write(open(loader).read())
     saved = dict((k, v) for k, v in sys.modules.items() if k == "mm2_core" or k.startswith("mm2_core."))
     saved_path = list(sys.path)
     try:
