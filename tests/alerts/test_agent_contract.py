@@ -177,6 +177,25 @@ def test_each_alert_module_runs_as_the_agent_loads_it(metrics_server, common_ser
     assert len(server.requests) == 1   # five alerts, one scrape (the default reuse window)
 
 
+class _NoMM2Core(object):
+    """Import hook that makes mm2_core unimportable, as on an agent whose cache lost package/scripts."""
+
+    @staticmethod
+    def _ours(name):
+        return name == "mm2_core" or name.startswith("mm2_core.")
+
+    def find_spec(self, name, path=None, target=None):  # Python 3
+        if self._ours(name):
+            raise ImportError("No module named %s" % name)
+        return None
+
+    def find_module(self, name, path=None):  # Python 2
+        return self if self._ours(name) else None
+
+    def load_module(self, name):
+        raise ImportError("No module named %s" % name)
+
+
 def test_broken_code_location_is_unknown_not_an_exception(tmpdir):
     """A damaged agent cache (no package/scripts next to package/alerts) must not raise into the agent."""
     alerts = tmpdir.mkdir("pkg").mkdir("alerts")
@@ -188,6 +207,9 @@ def test_broken_code_location_is_unknown_not_an_exception(tmpdir):
     alerts.join("mm2_alert_loader.py").write(open(loader).read())
     saved = dict((k, v) for k, v in sys.modules.items() if k == "mm2_core" or k.startswith("mm2_core."))
     saved_path = list(sys.path)
+    # An agent never has mm2_core installed; a developer venv may (pip install -e .), so block it.
+    blocker = _NoMM2Core()
+    sys.meta_path.insert(0, blocker)
     try:
         sys.path[:] = [p for p in sys.path if not p.rstrip("/").endswith(os.path.join("package", "scripts"))]
         for k in saved:
@@ -197,6 +219,7 @@ def test_broken_code_location_is_unknown_not_an_exception(tmpdir):
         state, texts = module.execute({}, {}, "h")
         assert state == "UNKNOWN" and "could not load its code" in texts[0]
     finally:
+        sys.meta_path.remove(blocker)
         sys.path[:] = saved_path
         sys.modules.update(saved)
 
