@@ -1,3 +1,4 @@
+# py3-only: PySpark (Spark 3+) runs on Python 3 only
 """VERIFY_REPLICATION end to end with real Spark: the agent script (execute mode) submits the
 shipped job file with pip pyspark's spark-submit. Spark here has no Kafka connector (none is
 available offline), so the command must fail with the job's explanation of how to add it."""

@@ -1,3 +1,4 @@
+# py3-only: PySpark (Spark 3+) runs on Python 3 only
 """mm2-verify --ambari-config: the plan comes from Ambari's configurations through the same
 rendering core the agent uses; command-line flags override the range (no Spark needed)."""
 import json

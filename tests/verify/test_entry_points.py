@@ -1,3 +1,4 @@
+# py3-only: PySpark (Spark 3+) runs on Python 3 only
 """The two ways operators start the job: the mm2-verify console script (its own Spark
 session) and spark-submit of the shipped job file (Spark's master wins)."""
 import json

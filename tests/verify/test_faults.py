@@ -1,3 +1,4 @@
+# py3-only: PySpark (Spark 3+) runs on Python 3 only
 """The verification job on real local Spark, one fault type per test (plus a clean run).
 
 Each test generates a mirrored pair with Spark (mm2_verify.synth), injects one kind of fault at

@@ -1,3 +1,4 @@
+# py3-only: PySpark (Spark 3+) runs on Python 3 only
 """Inputs of the verification job on real local Spark: the Kafka source schema, JSON dumps,
 time and offset ranges, the identity policy, and bad input (exit status 2)."""
 import io
