@@ -25,10 +25,15 @@ OVERRIDES = {"since": "since", "until": "until", "topics": "topics", "pending_wi
 
 
 def wrapper_parser():
-    parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--ambari-config")
-    parser.add_argument("--kafka-version", default=DEFAULT_KAFKA_VERSION)
-    parser.add_argument("--print-spark-submit", action="store_true")
+    parser = argparse.ArgumentParser(prog="mm2-verify", add_help=False, usage=argparse.SUPPRESS)
+    group = parser.add_argument_group("mm2-verify only (not the spark-submit job)")
+    group.add_argument("--ambari-config", metavar="FILE",
+                       help="flows, topics, policy and cluster security from Ambari's configurations "
+                            "({type: {property: value}} or a command JSON); --flow picks one flow")
+    group.add_argument("--kafka-version", default=DEFAULT_KAFKA_VERSION,
+                       help="Kafka version to render the configurations for (default %(default)s)")
+    group.add_argument("--print-spark-submit", action="store_true",
+                       help="print the spark-submit command line for the other flags and exit")
     return parser
 
 
@@ -92,6 +97,9 @@ def plan_from_ambari(configurations, kafka_version, job_args):
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     wrapper, job_argv = wrapper_parser().parse_known_args(argv)
+    if "-h" in argv or "--help" in argv:
+        sys.stdout.write(job.build_parser().format_help() + "\n" + wrapper_parser().format_help())
+        return job.EXIT_OK
     if wrapper.print_spark_submit:
         sys.stdout.write(spark_submit_line(job_argv) + "\n")
         return job.EXIT_OK
