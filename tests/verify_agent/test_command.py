@@ -1,6 +1,5 @@
 """VERIFY_REPLICATION run by the agent (execute mode, both Python lines) with a stand-in Spark:
 what it submits, how secrets travel, what the operator sees, when the command fails."""
-import json
 import os
 
 import pytest

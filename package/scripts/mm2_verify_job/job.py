@@ -27,7 +27,6 @@ its pure helpers); pyspark is imported only when a comparison runs.
 import argparse
 import calendar
 import json
-import os
 import re
 import sys
 import time
