@@ -715,25 +715,20 @@ class Checker(object):
         self.problems.append(Problem(self.layout.source_of(rel), line, message))
 
     def json(self, rel, required=True):
-        path = self.layout.path(rel)
-        if not os.path.isfile(path):
-            if required:
-                self.add(rel, 1, "missing")
-            return None
-        try:
-            return load_json(path, self.layout.source_of(rel))
-        except _Invalid as e:
-            self.problems.append(e.problem)
-            return None
+        return self._load(rel, load_json, required)
 
     def xml(self, rel, required=True):
+        return self._load(rel, load_xml, required)
+
+    def _load(self, rel, loader, required):
+        """Parsed file, or None with the problem recorded (missing file, or not well-formed)."""
         path = self.layout.path(rel)
         if not os.path.isfile(path):
             if required:
                 self.add(rel, 1, "missing")
             return None
         try:
-            return load_xml(path, self.layout.source_of(rel))
+            return loader(path, self.layout.source_of(rel))
         except _Invalid as e:
             self.problems.append(e.problem)
             return None
