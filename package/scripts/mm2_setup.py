@@ -5,6 +5,7 @@ templates; this module only declares the resources. Secret-bearing files are wri
 File + InlineTemplate (the content never reaches the agent log) and never with PropertiesFile.
 """
 import os
+from contextlib import contextmanager
 
 from resource_management.core.exceptions import Fail
 from resource_management.core.logger import Logger
@@ -55,20 +56,33 @@ def ensure_directories(params):
               create_parents=True, cd_access="a")
 
 
+@contextmanager
+def private_umask():
+    """Ambari's File writes the content before it applies the mode (trunk even through a temp file
+    in /tmp), so with the agent's umask a secret-bearing file is briefly readable by others: write
+    under umask 077 and let File then set the intended mode."""
+    previous = os.umask(0o077)
+    try:
+        yield
+    finally:
+        os.umask(previous)
+
+
 def write_rendered(params, rendering):
     """Each rendered file goes to a temp name first and is renamed over the old one when all are
     written: MM2 never reads a half-written file and a failed configure leaves the old set."""
     conf = params.mm2_conf_dir
     names = []
     moves = []
-    for rendered in rendering.files:
-        final = os.path.join(conf, rendered.name)
-        tmp = os.path.join(conf, ".%s.new" % rendered.name)
-        # The text goes in as a template variable: never parsed as Jinja, never logged.
-        File(tmp, content=InlineTemplate("{{ rendered_text }}", rendered_text=rendered.text),
-             owner=params.mm2_user, group=params.user_group, mode=rendered.mode)
-        moves.append((tmp, final))
-        names.append(rendered.name)
+    with private_umask():
+        for rendered in rendering.files:
+            final = os.path.join(conf, rendered.name)
+            tmp = os.path.join(conf, ".%s.new" % rendered.name)
+            # The text goes in as a template variable: never parsed as Jinja, never logged.
+            File(tmp, content=InlineTemplate("{{ rendered_text }}", rendered_text=rendered.text),
+                 owner=params.mm2_user, group=params.user_group, mode=rendered.mode)
+            moves.append((tmp, final))
+            names.append(rendered.name)
     for tmp, final in moves:
         Execute(("mv", "-f", tmp, final), sudo=True)
     # Files rendered last time but not now (e.g. the secrets file after the option was turned
@@ -111,9 +125,10 @@ def write_metrics_config(params, basedir):
         return
     with open(os.path.join(basedir, "files", JMX_EXPORTER_RULES)) as fh:
         rules = fh.read()
-    File(params.jmx_exporter_config_file,
-         content=InlineTemplate("{{ exporter_config }}", exporter_config=rules + exporter_http_block(params)),
-         owner=params.mm2_user, group=params.user_group, mode=0o600)
+    with private_umask():
+        File(params.jmx_exporter_config_file,
+             content=InlineTemplate("{{ exporter_config }}", exporter_config=rules + exporter_http_block(params)),
+             owner=params.mm2_user, group=params.user_group, mode=0o600)
 
 
 def configure(params, basedir):
