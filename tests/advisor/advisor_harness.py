@@ -1,25 +1,8 @@
 """Helpers to drive the advisor the way Ambari does, and to read its answers."""
 import re
-import sys
 
 from mm2_core import names
-
-
-def load_source(module_name, path):
-    """imp.load_module where it exists (Ambari's own loader), importlib otherwise."""
-    try:
-        import imp
-    except ImportError:
-        imp = None
-    if imp is not None:
-        with open(path, "rb") as fp:
-            return imp.load_module(module_name, fp, path, (".py", "rb", imp.PY_SOURCE))
-    import importlib.util
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    spec.loader.exec_module(module)
-    return module
+from source_loader import load_source  # noqa: F401 (re-exported for the tests)
 
 
 def first_matching_attribute(module, service_name):

@@ -10,27 +10,13 @@ import json
 import os
 import sys
 
+from source_loader import load_source  # this script's directory is sys.path[0]
+
 OUTPUT = {
     "recommend-configurations": ("recommendConfigurations", "configurations.json"),
     "validate-configurations": ("validateConfigurations", "configurations-validation.json"),
     "validate-component-layout": ("validateComponentLayout", "component-layout-validation.json"),
 }
-
-
-def load_source(module_name, path):
-    try:
-        import imp
-    except ImportError:
-        imp = None
-    if imp is not None:
-        with open(path, "rb") as fp:
-            return imp.load_module(module_name, fp, path, (".py", "rb", imp.PY_SOURCE))
-    import importlib.util
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def main(argv):

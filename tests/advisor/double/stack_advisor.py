@@ -10,22 +10,7 @@ import logging
 import os
 import re
 
-
-def _load_source(module_name, path):
-    try:
-        import imp
-    except ImportError:
-        imp = None
-    if imp is not None:
-        with open(path, "rb") as fp:
-            return imp.load_module(module_name, fp, path, (".py", "rb", imp.PY_SOURCE))
-    import importlib.util
-    import sys
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    spec.loader.exec_module(module)
-    return module
+from source_loader import load_source as _load_source  # tests/advisor is on sys.path
 
 
 class DefaultStackAdvisor(object):
