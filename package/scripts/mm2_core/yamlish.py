@@ -90,8 +90,10 @@ class _Line(object):
         self.number, self.indent, self.text = number, indent, text
 
 
-def _strip_comment(text, number):
-    """Drop a trailing comment, respecting quotes; text has no leading indentation."""
+def _outside_quotes(text, quote_can_open):
+    """Yield (index, char) for each character outside quoted scalars ('' escapes a single quote,
+    backslash escapes inside double quotes); a quote opens a scalar only where
+    quote_can_open(text, index) allows. Last yields (len(text), the still-open quote or None)."""
     quote = None
     i = 0
     while i < len(text):
@@ -108,12 +110,19 @@ def _strip_comment(text, number):
                 continue
             if char == '"':
                 quote = None
+        elif char in "'\"" and quote_can_open(text, i):
+            quote = char
         else:
-            if char == "#" and (i == 0 or text[i - 1] == " "):
-                return text[:i].rstrip(" ")
-            if char in "'\"" and _quote_can_start(text, i):
-                quote = char
+            yield i, char
         i += 1
+    yield len(text), quote
+
+
+def _strip_comment(text, number):
+    """Drop a trailing comment, respecting quotes; text has no leading indentation."""
+    for i, char in _outside_quotes(text, _quote_can_start):
+        if i < len(text) and char == "#" and (i == 0 or text[i - 1] == " "):
+            return text[:i].rstrip(" ")
     return text.rstrip(" ")
 
 
@@ -280,33 +289,24 @@ def _dq_end(text):
 
 
 def _split_flow_items(body, line):
-    items, quote, start, i = [], None, 0, 0
-    while i < len(body):
-        char = body[i]
-        if quote == "'":
-            if char == "'":
-                if body[i + 1:i + 2] == "'":
-                    i += 2
-                    continue
-                quote = None
-        elif quote == '"':
-            if char == "\\":
-                i += 2
-                continue
-            if char == '"':
-                quote = None
-        elif char in "'\"" and (body[start:i].strip() == "" or
-                                 (body[start:i].rstrip().endswith(":") and body[i - 1] == " ")):
+    items, start = [], [0]
+
+    def quote_can_open(text, i):  # at the start of an item, or after "key: "
+        before = text[start[0]:i]
+        return before.strip() == "" or (before.rstrip().endswith(":") and text[i - 1] == " ")
+
+    quote = None
+    for i, char in _outside_quotes(body, quote_can_open):
+        if i == len(body):
             quote = char
         elif char in "[{":
             raise YamlError(line, "nested [...] / {...} are not supported; use block style")
         elif char == ",":
-            items.append(body[start:i].strip())
-            start = i + 1
-        i += 1
+            items.append(body[start[0]:i].strip())
+            start[0] = i + 1
     if quote:
         raise YamlError(line, "unterminated quoted value inside [...] or {...}")
-    last = body[start:].strip()
+    last = body[start[0]:].strip()
     if last or items:
         items.append(last)
     if items and items[-1] == "":
