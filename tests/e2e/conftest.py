@@ -17,6 +17,32 @@ def require_line(line):
         pytest.skip(reason)
 
 
+@pytest.fixture(scope="session")
+def kafka_pool(tmp_path_factory):
+    """Real one-node clusters shared by the cases (each case uses its own topics):
+    kafka_pool("a", "b") -> {name: KafkaCluster}, starting the missing ones in parallel; all stopped by pid at
+    the end of the session (also on failure)."""
+    reason = rk.skip_reason()
+    workdir = str(tmp_path_factory.mktemp("kafka"))
+    started = {}
+
+    def get(*names):
+        if reason:
+            pytest.skip(reason)
+        missing = [rk.KafkaCluster(n, workdir) for n in names if n not in started]
+        for cluster in missing:
+            started[cluster.name] = cluster
+            cluster.start(wait=False)
+        for cluster in missing:
+            cluster.wait_started()
+        return dict((n, started[n]) for n in names)
+    try:
+        yield get
+    finally:
+        for cluster in started.values():
+            cluster.stop()
+
+
 @pytest.fixture
 def drivers():
     """Create drivers with drivers.new(...); every MM2 JVM they started is killed by pid at teardown."""
