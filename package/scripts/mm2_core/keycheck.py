@@ -270,3 +270,47 @@ def _sibling(topo, key, name):
         if flow is not None:
             return flow.overrides.get(rest)
     return None
+
+
+def config_name(key, aliases):
+    """The plain Kafka config name a full key sets (no alias, flow or client prefix)."""
+    scope, owner, rest = split_key(key, aliases)
+    if scope != "flow" and scope != "cluster":
+        return key
+    for kind in CLIENT_SECTIONS:
+        for prefix in (kind + ".override.", kind + ".", "source." + kind + ".", "target." + kind + "."):
+            if rest.startswith(prefix):
+                return rest[len(prefix):]
+    return rest
+
+
+def value_findings(version, key, value, aliases):
+    """[(level, message)] when the value is not of the key's Kafka type (kafka_keys.TYPES)."""
+    found = versions.value_problem(version, config_name(key, aliases), value)
+    return [found] if found else []
+
+
+# Filter lists Kafka renamed in 2.7 (KIP-629): <base>.blacklist -> <base>.exclude (blacklist gone in 4.0).
+RENAMED_LIST_BASES = ("topics", "groups", "config.properties")
+
+
+def translated_key(version, key, aliases):
+    """(key as this Kafka version names it, message) for a renamed filter key; (key, None) otherwise.
+
+    MM2 2.7-3.9 reads both names but the new one wins, and the renderer always writes the new
+    one, so an old name left as written would be shadowed: it is translated instead.
+    """
+    scope, owner, rest = split_key(key, aliases)
+    name = rest if scope == "flow" else key if scope == "top" else None
+    if name is None:
+        return key, None
+    for base in RENAMED_LIST_BASES:
+        if name in (base + ".blacklist", base + ".exclude"):
+            wanted = versions.renamed_key(version, base + ".exclude")
+            if wanted == name:
+                return key, None
+            new_key = key[:len(key) - len(name)] + wanted
+            return new_key, ("'%s' is the %s name of %s in Kafka %s; it is written as %s"
+                             % (key, "pre-2.7" if name.endswith(".blacklist") else "2.7+", wanted, version,
+                                new_key))
+    return key, None

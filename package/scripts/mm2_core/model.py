@@ -126,7 +126,8 @@ class Topology(object):
         self.flows = []
         self.settings = OrderedDict()    # effective global settings (kafka-mm2-replication names)
         self.setting_origins = {}        # setting -> (config_type, property)
-        self.custom = OrderedDict()      # kafka-mm2-custom, passed through
+        self.custom = OrderedDict()      # kafka-mm2-custom, passed through (keys as this version names them)
+        self.custom_names = {}           # custom key -> the property name the user wrote
         self.deployment = None
         self.ranger = False
         self.problems = []

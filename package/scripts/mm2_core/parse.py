@@ -33,6 +33,7 @@ def parse(configurations, kafka_version, local_kafka):
                         "distribution (kafka_install_source / kafka_tarball_url)"
                         % (version, versions.MIN_VERSION.line, versions.MIN_VERSION.line))
         return None, collector
+    parse_common.catalog_checks(configurations, collector)
     local = LocalKafka.coerce(local_kafka)
     mode = text(get(configurations, CLUSTERS_T, "topology.mode")).strip() or "simple"
     topo = Topology(mode, version)

@@ -7,6 +7,7 @@ from mm2_core.config_values import get, parse_bool, suggest, text
 from mm2_core.model import (ANY_REF_RE, CLIENT_SECTIONS, CLUSTER_YAML_FIELDS, CONNECTION_FIELDS, FLOW_SETTINGS,
                             FLOW_YAML_FIELDS, GLOBAL_SETTINGS, LIST_SETTINGS, TOP_LEVEL_YAML, TOPOLOGY_T, Cluster,
                             Flow)
+from mm2_core.keycheck import translated_key
 from mm2_core.parse_common import add_clusters, apply_local, same_brokers
 
 
@@ -148,7 +149,16 @@ def parse(configurations, topo, collector, local):
                         collector.error(TOPOLOGY_T, "content", "%s.config.%s: must be a single value"
                                         % (label, text(key)))
                         continue
-                    flow.overrides[text(key)] = text(item)
+                    written, translation = translated_key(topo.version, "%s->%s.%s" % (source, target, text(key)),
+                                                          [source, target])
+                    written = written.split(".", 1)[1] if translation else text(key)
+                    if translation:
+                        collector.warn(TOPOLOGY_T, "content", "%s.config.%s: %s" % (label, text(key), translation))
+                    if written in flow.overrides:
+                        collector.error(TOPOLOGY_T, "content", "%s.config: %s is set twice (also as its old or new "
+                                                               "name); keep one" % (label, written))
+                        continue
+                    flow.overrides[written] = text(item)
             elif field in FLOW_SETTINGS:
                 if isinstance(value, list) and field in LIST_SETTINGS:
                     value = ", ".join(text(v) for v in value)

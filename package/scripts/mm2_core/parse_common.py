@@ -1,7 +1,8 @@
 """What every input mode shares: global settings, the local-Kafka default target, cluster aliases,
 custom properties and the host-level inputs (driver, Kerberos), read once into the Topology."""
-from mm2_core import placement
-from mm2_core.config_values import configs, get, text
+from mm2_core import names, placement, schema
+from mm2_core.keycheck import translated_key
+from mm2_core.config_values import configs, get, parse_bool, parse_int, suggest, text
 from mm2_core.model import (CLUSTERS_T, CUSTOM_T, DRIVER_T, ENV_T, GLOBAL_SETTINGS, REPLICATION_T,
                             alias_problem)
 
@@ -78,7 +79,15 @@ def custom_properties(configurations, topo, collector):
         if key_text != key_text.strip():
             collector.error(CUSTOM_T, key_text, "the property name has leading or trailing spaces; remove them")
             continue
-        topo.custom[key_text] = text(props[key])
+        written, translation = translated_key(topo.version, key_text, topo.aliases)
+        if written in topo.custom:
+            collector.error(CUSTOM_T, key_text, "both %s and %s are set, and they are one setting in Kafka %s; "
+                                                "keep one" % (topo.custom_names[written], key_text, topo.version))
+            continue
+        if translation:
+            collector.warn(CUSTOM_T, key_text, translation)
+        topo.custom[written] = text(props[key])
+        topo.custom_names[written] = key_text
 
 
 def host_inputs(configurations, topo):
@@ -90,3 +99,57 @@ def host_inputs(configurations, topo):
     topo.internal_rest_port = text(get(configurations, DRIVER_T, "internal.rest.port")).strip()
     topo.kerberos_principal = text(get(configurations, ENV_T, "mm2_principal_name")).strip()
     topo.kerberos_keytab = text(get(configurations, ENV_T, "mm2_keytab")).strip()
+
+
+# Types whose values the model does not read (or reads without checking): their catalog types are
+# checked here. kafka-mm2-replication/clusters/driver values are checked on the model, with the
+# place (simple field or YAML line) they came from.
+_VALUE_CHECKED_TYPES = (ENV_T, names.LOG4J)
+
+
+def catalog_checks(configurations, collector):
+    """Every property of a kafka-mm2-* type (except kafka-mm2-custom) must be in the catalog
+    (schema.py), and env/log4j values must fit their declared type and range."""
+    for config_type in schema.CONFIG_TYPES:
+        if config_type.name == CUSTOM_T:
+            continue
+        props = configs(configurations, config_type.name)
+        for name in sorted(text(n) for n in props):
+            if name not in config_type:
+                known = [p.name for p in config_type.properties]
+                hint = " (MM2 keys go to kafka-mm2-custom)" if config_type.name == REPLICATION_T else ""
+                collector.error(config_type.name, name, "not a property of %s, so it would have no effect%s; "
+                                                        "remove it%s" % (config_type.name, suggest(name, known), hint))
+                continue
+            if config_type.name in _VALUE_CHECKED_TYPES:
+                message = catalog_value_problem(config_type[name], props[name])
+                if message:
+                    collector.error(config_type.name, name, message)
+
+
+def catalog_value_problem(prop, value):
+    """None when ``value`` fits the property's declared value type (schema.Property), else why not."""
+    raw = text(value).strip()
+    if raw == "" and (prop.empty_value_valid or prop.value_type not in ("int", "long", "boolean", "value-list")):
+        return None
+    if prop.value_type == "boolean" and parse_bool(value) is None:
+        return "'%s' is not a boolean: use true or false" % raw
+    if prop.value_type in ("int", "long"):
+        number = parse_int(value)
+        if number is None:
+            return "'%s' is not a whole number%s" % (raw, _range_text(prop))
+        low = parse_int(prop.minimum) if prop.minimum is not None else None
+        high = parse_int(prop.maximum) if prop.maximum is not None else None
+        if low is not None and number < low or high is not None and number > high:
+            return "%d is out of range%s" % (number, _range_text(prop))
+    if prop.value_type == "value-list" and prop.entries:
+        allowed = [entry[0] for entry in prop.entries]
+        if raw not in allowed:
+            return "'%s' is not one of %s" % (raw, ", ".join(allowed))
+    return None
+
+
+def _range_text(prop):
+    if prop.minimum is None and prop.maximum is None:
+        return ""
+    return ": use %s to %s%s" % (prop.minimum, prop.maximum, " " + prop.unit if prop.unit else "")

@@ -352,22 +352,27 @@ def _custom_entries(out, topo, problems):
     if topo.custom:
         out.comment("custom properties (kafka-mm2-custom)")
     for key, value in topo.custom.items():
-        origin = (names.CUSTOM, key)
+        origin = (names.CUSTOM, topo.custom_names.get(key, key))
         if key == "config.providers" and topo.secrets_provider:
             continue  # merged into the rendered list
         if out.has(key):
             existing = out.entries[key]
             if key.endswith(_OVERRIDABLE_SUFFIXES):
                 if value not in ("preparing", "enabled", "disabled"):
-                    problems.append(Problem(names.CUSTOM, key, "'%s': use preparing (first step of turning "
+                    problems.append(Problem(origin[0], origin[1], "'%s': use preparing (first step of turning "
                                                                "exactly-once on for a running cluster) or enabled"
                                             % value))
                 out.put(key, value, origin)
                 continue
             config_type, prop = existing.origin or (names.CUSTOM, key)
-            problems.append(Problem(names.CUSTOM, key,
-                                    "also set from %s/%s; change it there and remove this custom property"
-                                    % (config_type, prop)))
+            if origin[1] != key:
+                # A renamed key (topics.blacklist) meeting the rendered new one: MM2 would read only ours.
+                message = ("is the old name of %s, which %s/%s already sets for Kafka %s (MM2 reads only the new "
+                           "name, so this value would be ignored); put your value into %s/%s and remove this "
+                           "custom property" % (key, config_type, prop, topo.version, config_type, prop))
+            else:
+                message = "also set from %s/%s; change it there and remove this custom property" % (config_type, prop)
+            problems.append(Problem(origin[0], origin[1], message))
             continue
         out.put(key, value, origin)
 

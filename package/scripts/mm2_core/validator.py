@@ -8,7 +8,7 @@ from collections import OrderedDict
 
 from mm2_core import javaprops, javaregex, schema, versions
 from mm2_core.config_values import parse_bool, parse_int, suggest
-from mm2_core.keycheck import safety_findings, versions_check_key
+from mm2_core.keycheck import safety_findings, value_findings, versions_check_key
 from mm2_core.model import (ANY_REF_RE, BOOLEAN_SETTINGS, CHECKPOINT_WARN_SECONDS, CLIENT_SECTIONS, CUSTOM_T,
                             DRIVER_T, FILE_REF_RE, HEARTBEAT_WARN_SECONDS, HOST_PORT_RE, INT_SETTINGS,
                             LIST_SETTINGS, POLICY_CLASSES, REPLICATION_T, TOPOLOGY_T)
@@ -22,7 +22,7 @@ def check(topo, collector):
     for cluster in topo.candidates:
         _check_cluster(topo, cluster, collector)
     for key, value in topo.custom.items():
-        _check_key(topo, collector, (CUSTOM_T, key), key, value, from_model=False)
+        _check_key(topo, collector, (CUSTOM_T, topo.custom_names.get(key, key)), key, value, from_model=False)
     _check_driver(topo, collector)
 
 
@@ -361,7 +361,7 @@ def _check_key(topo, collector, where, key, value, from_model):
     if message:
         collector.error(config_type, prop, message)
         return
-    for level, msg in safety_findings(topo, key, value):
+    for level, msg in value_findings(topo.version, key, value, topo.aliases) + safety_findings(topo, key, value):
         if level == ERROR:
             collector.error(config_type, prop, msg)
         else:

@@ -359,3 +359,82 @@ def renamed_key(version, key):
 
 def java_major_required(version):
     return 17 if supports(version, JAVA17) else 8
+
+
+# ---------------------------------------------------------------------------------------------
+# Value types (ConfigDef.parseType and its validators), from kafka_keys.TYPES
+
+def _parse_types(text):
+    table = {}
+    for line in text.strip().splitlines():
+        parts = line.split()
+        table[parts[0]] = (parts[1], parts[2] if len(parts) > 2 else "")
+    return table
+
+
+KEY_TYPES = _parse_types(kafka_keys.TYPES)
+_INT_BOUNDS = {"SHORT": (-2 ** 15, 2 ** 15 - 1), "INT": (-2 ** 31, 2 ** 31 - 1), "LONG": (-2 ** 63, 2 ** 63 - 1)}
+_JAVA_INT = re.compile(r"^[-+]?\d+$")
+_JAVA_DOUBLE = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[dDfF]?$")
+_JAVA_CLASS = re.compile(r"^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*(\$[\w$]+)*$")
+_PROVIDER_REF = re.compile(r"\$\{[^}]*\}")
+
+
+def value_problem(version, name, value):
+    """(level, message) when ``value`` is not what Kafka's ConfigDef accepts for key ``name``, else None.
+
+    ``name`` is the plain config name (no alias, flow or client prefix). Values holding a config
+    provider reference (${file:...}) are resolved by Kafka at run time and are not checked.
+    """
+    found = KEY_TYPES.get(name)
+    if found is None or _PROVIDER_REF.search(value or ""):
+        return None
+    kind, check = found
+    raw = (value or "").strip()
+    if kind in ("STRING", "LIST", "PASSWORD"):
+        if not check or check[0] not in "=~" or not raw or kind != "STRING":
+            return None
+        choices = check[1:].split("|")
+        matched = raw in choices if check[0] == "=" else raw.upper() in [c.upper() for c in choices]
+        if matched:
+            return None
+        level = "ERROR" if _as_version(version) <= kafka_keys.TYPES_VERSION else "WARN"
+        if check[0] == "~":
+            return level, "'%s' is not a value %s accepts: use one of %s (any letter case)" % (
+                raw, name, ", ".join(c.lower() for c in choices))
+        return level, "'%s' is not a value %s accepts: use one of %s" % (raw, name, ", ".join(choices))
+    if kind == "BOOLEAN":
+        if raw.lower() in ("true", "false"):
+            return None
+        return "ERROR", "'%s' is not a boolean: %s takes true or false" % (raw, name)
+    if kind in _INT_BOUNDS:
+        if not _JAVA_INT.match(raw):
+            return "ERROR", "'%s' is not a whole number: %s is a Kafka %s" % (raw, name, kind.lower())
+        number = int(raw)
+        low, high = _INT_BOUNDS[kind]
+        if not low <= number <= high:
+            return "ERROR", "%d does not fit in a Java %s for %s (%d..%d)" % (number, kind.lower(), name, low, high)
+        return _range_problem(name, number, check)
+    if kind == "DOUBLE":
+        if not _JAVA_DOUBLE.match(raw):
+            return "ERROR", "'%s' is not a number: %s is a Kafka double" % (raw, name)
+        return _range_problem(name, float(raw.rstrip("dDfF")), check)
+    if kind == "CLASS":
+        if not _JAVA_CLASS.match(raw):
+            return "ERROR", "'%s' is not a Java class name: %s takes a fully qualified class, e.g. " \
+                            "org.example.MyClass" % (raw, name)
+    return None
+
+
+def _range_problem(name, number, check):
+    if ".." not in check:
+        return None
+    low, high = check.split("..", 1)
+    if low and number < float(low) or high and number > float(high):
+        bounds = ("%s to %s" % (low, high)) if low and high else ("at least %s" % low if low else "at most %s" % high)
+        return "ERROR", "%s is out of range for %s: use %s" % (_number_text(number), name, bounds)
+    return None
+
+
+def _number_text(number):
+    return str(int(number)) if float(number) == int(number) else str(number)
