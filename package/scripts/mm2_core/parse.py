@@ -27,12 +27,12 @@ def parse(configurations, kafka_version, local_kafka):
     except ValueError as exc:
         collector.error(ENV_T, "kafka_version_override", "%s" % exc)
         return None, collector
-    if version < versions.MIN_VERSION:
-        collector.error(ENV_T, "kafka_version_override",
-                        "Kafka %s has no MirrorMaker 2 (it arrived in %s); install a Kafka %s or newer "
-                        "distribution (kafka_install_source / kafka_tarball_url)"
-                        % (version, versions.MIN_VERSION.line, versions.MIN_VERSION.line))
+    unsupported = versions.support_problem(version)
+    if unsupported and unsupported[0] == "ERROR":
+        collector.error(ENV_T, "kafka_version_override", unsupported[1])
         return None, collector
+    if unsupported:
+        collector.warn(ENV_T, "kafka_version_override", unsupported[1])
     parse_common.catalog_checks(configurations, collector)
     local = LocalKafka.coerce(local_kafka)
     mode = text(get(configurations, CLUSTERS_T, "topology.mode")).strip() or "simple"

@@ -4,7 +4,7 @@ kafka-mm2-replication still gives the global defaults, which the YAML ``settings
 """
 from mm2_core import versions, yamlish
 from mm2_core.config_values import get, parse_bool, suggest, text
-from mm2_core.model import (ANY_REF_RE, CLIENT_SECTIONS, CLUSTER_YAML_FIELDS, CONNECTION_FIELDS, FLOW_SETTINGS,
+from mm2_core.model import (CLIENT_SECTIONS, CLUSTER_YAML_FIELDS, CONNECTION_FIELDS, FLOW_SETTINGS,
                             FLOW_YAML_FIELDS, GLOBAL_SETTINGS, LIST_SETTINGS, TOP_LEVEL_YAML, TOPOLOGY_T, Cluster,
                             Flow)
 from mm2_core.keycheck import translated_key
@@ -84,7 +84,7 @@ def parse(configurations, topo, collector, local):
                     collector.error(TOPOLOGY_T, "content", "clusters.%s.%s: must be a single value"
                                     % (alias_text, field))
                     continue
-                cluster.connection[field] = text(value).strip()
+                cluster.connection[field] = _field_value(field, value)
             elif field in CLIENT_SECTIONS or field == "config":
                 if value is None:
                     continue
@@ -194,7 +194,7 @@ def _check_literal_secrets(doc, collector):
                 walk(value, path + [str(index)])
         elif node is not None and path and versions.is_secret_key(path[-1]):
             value = text(node)
-            if value and not ANY_REF_RE.search(value):
+            if value and not versions.is_provider_reference(value):
                 found.append(".".join(path))
 
     walk(doc, [])
@@ -203,3 +203,8 @@ def _check_literal_secrets(doc, collector):
                        "%s: a literal secret in the topology YAML is stored and shown by Ambari in clear; "
                        "prefer a ${file:/path/to/secrets.properties:key} reference (the rendered file is "
                        "protected either way)" % path)
+
+
+def _field_value(field, value):
+    """Connection values are trimmed, except secrets: a password keeps its spaces as written."""
+    return text(value) if versions.is_secret_key(field) else text(value).strip()

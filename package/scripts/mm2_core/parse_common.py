@@ -1,6 +1,6 @@
 """What every input mode shares: global settings, the local-Kafka default target, cluster aliases,
 custom properties and the host-level inputs (driver, Kerberos), read once into the Topology."""
-from mm2_core import names, placement, schema
+from mm2_core import names, placement, schema, templates
 from mm2_core.keycheck import translated_key
 from mm2_core.config_values import configs, get, parse_bool, parse_int, suggest, text
 from mm2_core.model import (CLUSTERS_T, CUSTOM_T, DRIVER_T, ENV_T, GLOBAL_SETTINGS, REPLICATION_T,
@@ -125,6 +125,16 @@ def catalog_checks(configurations, collector):
                 message = catalog_value_problem(config_type[name], props[name])
                 if message:
                     collector.error(config_type.name, name, message)
+                elif config_type[name].value_type == "content" and text(props[name]).strip():
+                    problem = templates.template_problem(text(props[name]))
+                    if problem:
+                        collector.error(config_type.name, name, "the template cannot be rendered: %s; fix it or "
+                                                                "clear the property to use the mpack's default"
+                                        % problem)
+                elif name in _JVM_OPTION_PROPERTIES:
+                    message = jvm_options_problem(text(props[name]))
+                    if message:
+                        collector.error(config_type.name, name, message)
 
 
 def catalog_value_problem(prop, value):
@@ -153,3 +163,23 @@ def _range_text(prop):
     if prop.minimum is None and prop.maximum is None:
         return ""
     return ": use %s to %s%s" % (prop.minimum, prop.maximum, " " + prop.unit if prop.unit else "")
+
+
+# Options kafka-run-class.sh expands unquoted ($KAFKA_HEAP_OPTS $KAFKA_JVM_PERFORMANCE_OPTS): split at
+# whitespace, quotes kept as characters.
+_JVM_OPTION_PROPERTIES = ("mm2_heap_opts", "mm2_jvm_opts")
+
+
+def jvm_options_problem(value):
+    """None when every option reaches Java as written, else why not and what to write instead."""
+    if "\n" in value or "\r" in value:
+        return "the options contain a line break; put them on one line"
+    for char in ("\"", "'", "\\", "`"):
+        if char in value:
+            return ("%s: kafka-run-class.sh passes these options to Java split at spaces and keeps quotes and "
+                    "backslashes as characters, so an option cannot contain a space or a quote (e.g. "
+                    "-XX:OnOutOfMemoryError=\"kill -9 %%p\" would reach Java as three broken arguments). "
+                    "Use options without spaces, e.g. -XX:+ExitOnOutOfMemoryError, or point to a script: "
+                    "-XX:OnOutOfMemoryError=/usr/local/bin/mm2-oom.sh" % (
+                        "a quote" if char in "\"'" else "a backslash" if char == "\\" else "a backquote"))
+    return None

@@ -1,5 +1,5 @@
 """Simple mode: one source and one target cluster (kafka-mm2-clusters), one or two flows."""
-from mm2_core import schema
+from mm2_core import schema, versions
 from mm2_core.config_values import configs, get, text
 from mm2_core.model import CLUSTERS_T, CONNECTION_FIELDS, REPLICATION_T, Cluster, Flow
 from mm2_core.parse_common import add_clusters, apply_local
@@ -23,7 +23,8 @@ def parse(configurations, topo, collector, local):
             value = get(configurations, CLUSTERS_T, name)
             if value is None:
                 continue
-            cluster.connection[field] = text(value).strip()
+            # Secrets keep their spaces as written (a password may start or end with one).
+            cluster.connection[field] = text(value) if versions.is_secret_key(field) else text(value).strip()
         if role == "target":
             apply_local(cluster, local, collector, props.get("target.security.protocol"))
         clusters.append(cluster)

@@ -108,7 +108,7 @@ class _Builder(object):
     def put(self, key, value, origin, secret=None):
         value = text(value)
         if secret is None:
-            secret = versions.is_secret_key(key) and bool(value) and "${" not in value
+            secret = versions.is_secret_key(key) and bool(value) and not versions.is_provider_reference(value)
         self.entries[key] = _Entry(key, value, origin, secret)
 
     def has(self, key):
@@ -238,7 +238,7 @@ def _cluster_entries(out, topo, cluster, hostname):
         jaas = explicit or _jaas(topo, conn, mechanism, hostname)
         # A Kerberos JAAS line names a keytab and a principal, no password.
         out.put(alias + ".sasl.jaas.config", jaas, cluster.where("sasl.jaas.config"),
-                secret=bool(explicit or mechanism != "GSSAPI") and "${" not in jaas)
+                secret=bool(explicit or mechanism != "GSSAPI") and not versions.is_provider_reference(jaas))
     if protocol in ("SSL", "SASL_SSL"):
         for store in ("truststore", "keystore"):
             location = conn.get("ssl.%s.location" % store)

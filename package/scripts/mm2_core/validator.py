@@ -9,7 +9,7 @@ from collections import OrderedDict
 from mm2_core import javaprops, javaregex, schema, versions
 from mm2_core.config_values import parse_bool, parse_int, suggest
 from mm2_core.keycheck import safety_findings, value_findings, versions_check_key
-from mm2_core.model import (ANY_REF_RE, BOOLEAN_SETTINGS, CHECKPOINT_WARN_SECONDS, CLIENT_SECTIONS, CUSTOM_T,
+from mm2_core.model import (ANY_REF_RE, BOOLEAN_SETTINGS, CHECKPOINT_WARN_SECONDS, CLIENT_SECTIONS, CLUSTERS_T, CUSTOM_T,
                             DRIVER_T, FILE_REF_RE, HEARTBEAT_WARN_SECONDS, HOST_PORT_RE, INT_SETTINGS,
                             LIST_SETTINGS, POLICY_CLASSES, REPLICATION_T, TOPOLOGY_T)
 from mm2_core.problems import ERROR
@@ -19,6 +19,7 @@ def check(topo, collector):
     """Every check, in the order operators read them: settings, flows, clusters, custom, driver."""
     _check_settings(topo, collector)
     _check_flows(topo, collector)
+    _check_internal_topic_names(topo, collector)
     for cluster in topo.candidates:
         _check_cluster(topo, cluster, collector)
     for key, value in topo.custom.items():
@@ -381,3 +382,42 @@ def _check_driver(topo, collector):
     if port is None or not 1024 <= port <= 65535:
         collector.error(DRIVER_T, "internal.rest.port", "'%s' is not a port: use 1024-65535"
                         % topo.internal_rest_port)
+
+
+MAX_TOPIC_NAME = 249  # Kafka's limit (Topic.MAX_NAME_LENGTH)
+
+
+def internal_topic_names(topo, flow):
+    """The internal topics MM2 derives from the aliases of one flow (names grow with the aliases)."""
+    sep = topo.separator
+    internal_sep = sep if topo.version >= "3.1.0" else "."  # KIP-690
+    return [
+        "mm2-offset-syncs%s%s%sinternal" % (internal_sep, flow.target, internal_sep),
+        "%s%scheckpoints%sinternal" % (flow.source, internal_sep, internal_sep),
+        "mm2-offsets.%s.internal" % flow.source, "mm2-configs.%s.internal" % flow.source,
+        "mm2-status.%s.internal" % flow.source,
+        "%s%sheartbeats" % (flow.source, sep),
+    ]
+
+
+def _check_internal_topic_names(topo, collector):
+    reported = set()
+    for flow in topo.flows:
+        if flow.source not in topo.clusters or flow.target not in topo.clusters:
+            continue
+        for name in internal_topic_names(topo, flow):
+            if len(name) <= MAX_TOPIC_NAME:
+                continue
+            alias = max((flow.source, flow.target), key=len)
+            if alias in reported:
+                break
+            reported.add(alias)
+            cluster = topo.clusters[alias]
+            config_type, prop = cluster.where("alias") if cluster.origin[0] == CLUSTERS_T else (
+                cluster.origin[0], cluster.origin[1].rstrip("."))
+            collector.error(config_type, prop, "the alias '%s...' (%d characters) makes MM2's internal topic %s... "
+                                               "%d characters long, more than Kafka's %d; use a shorter alias "
+                                               "(at most %d characters)"
+                            % (alias[:20], len(alias), name[:30], len(name), MAX_TOPIC_NAME,
+                               len(alias) - (len(name) - MAX_TOPIC_NAME)))
+            break

@@ -20,7 +20,8 @@ class KafkaVersion(object):
     "2.0.0.3.1.4.0-315" (HDP) or "3.1.0.1.0.0.0-1" (ODP), whose first three numbers are Kafka's.
     """
 
-    _RE = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?([.\-+_~][0-9A-Za-z](?:\S*[0-9A-Za-z])?)?\s*$")
+    # The qualifier is made of separators and letters/digits only: '3.7.1;rm' is not a version.
+    _RE = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?((?:[.\-+_~][0-9A-Za-z]+)*)\s*$")
 
     def __init__(self, major, minor, patch=0, qualifier=""):
         self.major, self.minor, self.patch = int(major), int(minor), int(patch)
@@ -281,9 +282,46 @@ _SECRET_SUFFIXES = ("password", "secret", "sasl.jaas.config", "ssl.keystore.key"
 
 
 def is_secret_key(key):
-    """True when a key's value is a credential (passwords, JAAS configs, PEM private keys)."""
-    lowered = key.lower()
+    """True when a key's value is a credential (passwords, JAAS configs, PEM private keys).
+
+    The one rule for the renderer, the validator and mm2-ambari's masking: a value is a secret
+    because of its key, never because of its content.
+    """
+    lowered = (key or "").lower()
     return lowered.endswith(_SECRET_SUFFIXES)
+
+
+# Kafka's ConfigTransformer pattern: ${provider:[path:]key}.
+_REFERENCE = re.compile(r"\$\{[A-Za-z0-9_.-]+:[^}]*\}")
+
+
+def is_provider_reference(value):
+    """True when the value is nothing but config provider references (${file:/path:key}), which
+    name where a secret is without holding it. A value with any literal text around them, or a
+    '${' that does not close, holds the secret itself."""
+    value = (value or "").strip()
+    return bool(value) and _REFERENCE.search(value) is not None and _REFERENCE.sub("", value).strip() == ""
+
+
+# The newest line whose keys the table knows; a newer major version is refused, a newer 4.x warned.
+NEWEST_KNOWN = KafkaVersion.parse("4.0.0")
+
+
+def support_problem(version):
+    """(level, message) when this mpack does not know the Kafka version's MM2, else None."""
+    version = _as_version(version)
+    if version < MIN_VERSION:
+        return ("ERROR", "Kafka %s has no MirrorMaker 2 (it arrived in %s); install a Kafka %s or newer "
+                         "distribution (kafka_install_source / kafka_tarball_url)"
+                % (version, MIN_VERSION.line, MIN_VERSION.line))
+    if version.major > NEWEST_KNOWN.major:
+        return ("ERROR", "Kafka %s is newer than any line this mpack knows (%s to %s), so its MM2 keys cannot be "
+                         "checked; use a Kafka %s release or a newer mpack" % (
+                             version, MIN_VERSION.line, NEWEST_KNOWN.line, NEWEST_KNOWN.line))
+    if version.key[:2] > NEWEST_KNOWN.key[:2]:
+        return ("WARN", "Kafka %s is newer than the key table (%s); keys are checked as for %s"
+                % (version, NEWEST_KNOWN, NEWEST_KNOWN))
+    return None
 
 
 def _version_table(table, name, version):
