@@ -12,6 +12,7 @@ from mm2_core.local_kafka import (  # noqa: F401  (the advisor's public names, k
     KERBEROS_UPGRADE, KNOWN_PROTOCOLS, PROTOCOL_ALIASES, Listener, bootstrap_servers, describe_local_kafka,
     normalize_protocol, parse_host_ports, parse_listeners, parse_protocol_map)
 from mm2_core.model import RESERVED_ALIASES
+from mm2_core.problems import problem
 
 CLUSTERS = names.CLUSTERS
 REPLICATION = names.REPLICATION
@@ -238,3 +239,60 @@ def kafka_version_for_validation(env, stack_kafka_version=None):
                 return found, names.ENV + "/" + name
     return ASSUMED_KAFKA_VERSION, "assumed: set %s/kafka_version_override" % names.ENV
 
+
+
+# --- what the wizard can get wrong -----------------------------------------------------------------
+
+def listener_problems(topo, local_kafka):
+    """[Problem] for clusters of the model that point at this Ambari cluster's brokers on a port the
+    local Kafka does not listen on, or with another security protocol than that listener's."""
+    found = []
+    if not local_kafka or not local_kafka.get("hosts"):
+        return found
+    hosts = set(h.lower() for h in local_kafka["hosts"])
+    by_port = dict((l["port"], l) for l in local_kafka.get("listeners") or [])
+    listing = ", ".join("%s:%s" % (l["protocol"], l["port"]) for l in local_kafka.get("listeners") or []) or "none"
+    for cluster in topo.clusters.values():
+        entries, _ = parse_host_ports(cluster.bootstrap)
+        local_ports = sorted(set(port for host, port in entries if host.lower() in hosts))
+        for port in local_ports:
+            listener = by_port.get(port)
+            if listener is None:
+                config_type, name = cluster.where("bootstrap.servers")
+                found.append(problem(config_type, name, "cluster '%s' names this Ambari cluster's brokers on port %s, "
+                                                        "but the local Kafka listens on %s; use one of those ports"
+                                     % (cluster.alias, port, listing)))
+            elif listener["protocol"] != cluster.security_protocol:
+                config_type, name = cluster.where("security.protocol")
+                found.append(problem(config_type, name, "cluster '%s' uses %s, but the local Kafka's listener on port "
+                                                        "%s speaks %s; set %s (or use the port of a %s listener: %s)"
+                                     % (cluster.alias, cluster.security_protocol, port, listener["protocol"],
+                                        listener["protocol"], cluster.security_protocol, listing)))
+    return found
+
+
+def installation_problems(env, stack_kafka_version):
+    """[Problem] when INSTALL would find no Kafka with MirrorMaker 2 (e.g. HDP 3.1's Kafka 2.0 and an
+    empty kafka_tarball_url): said in the wizard instead of at INSTALL on every host."""
+    env = env or {}
+    source = (env.get("kafka_install_source") or "auto").strip()
+    url = (env.get("kafka_tarball_url") or "").strip()
+    stack = _parse_version(stack_kafka_version)
+    stack_has_mm2 = stack is not None and stack >= versions.MIN_VERSION
+    stack_text = ("the stack's Kafka is %s (MirrorMaker 2 arrived in %s)" % (stack_kafka_version, versions.MIN_VERSION.line)
+                  if stack is not None else "the stack has no Kafka service")
+    example = "https://archive.apache.org/dist/kafka/%s/kafka_2.13-%s.tgz" % ((ASSUMED_KAFKA_VERSION,) * 2)
+    if source == "stack" and not stack_has_mm2:
+        return [problem(names.ENV, "kafka_install_source", "'stack', but %s; use auto or tarball with "
+                                                           "kafka_tarball_url (e.g. %s)" % (stack_text, example))]
+    if source == "tarball" and not url:
+        return [problem(names.ENV, "kafka_tarball_url", "empty, but kafka_install_source is tarball: enter the URL "
+                                                        "or path of a Kafka %s+ tarball (e.g. %s)"
+                        % (versions.MIN_VERSION.line, example))]
+    if source == "auto" and not stack_has_mm2 and not url:
+        return [problem(names.ENV, "kafka_tarball_url", "empty, and %s, so INSTALL would find no Kafka with "
+                                                        "MirrorMaker 2: enter a Kafka %s+ tarball (e.g. %s), or, when "
+                                                        "one is already unpacked at kafka_home on every MM2 host, set "
+                                                        "kafka_install_source to path"
+                        % (stack_text, versions.MIN_VERSION.line, example))]
+    return []
