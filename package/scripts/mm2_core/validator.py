@@ -345,8 +345,10 @@ def _check_reference(collector, where, value):
         return
     for ref in ANY_REF_RE.findall(value):
         if not FILE_REF_RE.match(ref) and not re.match(r"^\$\{[A-Za-z0-9_-]+:[^}]*\}$", ref):
-            collector.error(where[0], where[1], "'%s' is not a config provider reference: write "
-                                                "${file:/path/to/file.properties:key}" % ref)
+            # A secret's text is never echoed, not even the part that looks like a reference.
+            shown = "the ${...} in the value" if versions.is_secret_key(where[1]) else "'%s'" % ref
+            collector.error(where[0], where[1], "%s is not a config provider reference: write "
+                                                "${file:/path/to/file.properties:key}" % shown)
 
 
 def _check_key(topo, collector, where, key, value, from_model):
