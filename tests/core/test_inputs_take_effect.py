@@ -4,7 +4,6 @@
 Table-driven; runs on Python 2.7 and 3. The refusals themselves (property named, fix said) are in
 data/bad_inputs.json; here: what is written when an input is accepted.
 """
-import copy
 import os
 import subprocess
 import tempfile
@@ -13,23 +12,7 @@ import pytest
 
 from mm2_core import javaprops, render, templates, topology, versions, yamlish
 
-HOST = "mm2-1.example.com"
-CONF = "/etc/kafka-mm2/conf"
-BASE = {
-    "kafka-mm2-clusters": {"source.alias": "east", "source.bootstrap.servers": "e1:9092",
-                           "target.alias": "west", "target.bootstrap.servers": "w1:9092"},
-}
-
-
-def configs(**sections):
-    out = copy.deepcopy(BASE)
-    for name, props in sections.items():
-        out.setdefault("kafka-mm2-" + name.replace("_", "-"), {}).update(props)
-    return out
-
-
-def rendered(version, cfg):
-    return render.render_mm2(cfg, version, HOST, CONF)
+from test_render import configs, rendered  # the same base configuration and render call
 
 
 def main_props(rendering):
