@@ -289,3 +289,35 @@ def test_troubleshooting_quotes_messages_the_code_prints():
             if len(fragment) >= 6 and not any(fragment in c for c in constants):
                 missing.append("docs/troubleshooting.md:%d: %r" % (line, fragment))
     assert not missing, "not printed by the code (reworded?):\n" + "\n".join(missing)
+
+
+# -- links between the pages ---------------------------------------------------------------------------
+
+def _anchor(heading):
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces to '-'."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def _anchors(path):
+    with io.open(path, encoding="utf-8") as fh:
+        text = re.sub(r"```.*?```", "", fh.read(), flags=re.S)
+    return set(_anchor(m) for m in re.findall(r"^#{1,6} (.+)$", text, re.M))
+
+
+def test_relative_links_and_anchors_resolve():
+    broken = []
+    for page in doc_commands.doc_files():
+        with io.open(os.path.join(REPO, page), encoding="utf-8") as fh:
+            text = re.sub(r"```.*?```", "", fh.read(), flags=re.S)
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"^[a-z]+:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            full = os.path.normpath(os.path.join(REPO, os.path.dirname(page), path)) if path else \
+                os.path.join(REPO, page)
+            if not os.path.exists(full):
+                broken.append("%s: %s (no such file)" % (page, target))
+            elif anchor and full.endswith(".md") and anchor not in _anchors(full):
+                broken.append("%s: %s (no such heading)" % (page, target))
+    assert not broken, "\n".join(broken)
