@@ -167,6 +167,11 @@ def check_venv(argv):
     assert argv[1:3] == ["-m", "venv"] and argv[3].startswith("/tmp/"), argv
 
 
+def check_benchmark(argv):
+    script = [a for a in argv if a.startswith("benchmarks/")]
+    assert len(script) == 1 and os.path.isfile(os.path.join(REPO, script[0])), "no benchmark script in %s" % argv
+
+
 def check_inspection(argv):
     assert all(a.startswith(("/", "-")) for a in argv[1:]), "read-only look at absolute paths on a host: %s" % argv
 
@@ -191,6 +196,8 @@ RULES = [
     ("a virtualenv outside the checkout", lambda a: re.match(r"^python3(\.\d+)?$", a[0]) is not None and
      a[1:3] == ["-m", "venv"], check_venv),
     ("look at files on a host", lambda a: a[0] in ("ls", "ps"), check_inspection),
+    ("a benchmark (minutes of timing: not run here)", lambda a: len(a) > 1 and a[1].startswith("benchmarks/"),
+     check_benchmark),
 ]
 
 
