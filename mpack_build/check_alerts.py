@@ -7,7 +7,8 @@ from .ambari_rules import ALERT_SOURCE_TYPES
 
 
 class AlertChecks(object):
-    # -- alerts.json ---------------------------------------------------------------------------
+    """A part of Checker (checker.py), which provides self.add/json/xml/ref_problem, .core, .names."""
+
     def check_alerts(self):
         rel = self.core.service_dir + "/alerts.json"
         if not os.path.isfile(self.layout.path(rel)) or not self._parsable(rel):

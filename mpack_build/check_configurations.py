@@ -6,7 +6,8 @@ from .paths import SCHEMA_REL
 
 
 class ConfigurationChecks(object):
-    # -- configuration/*.xml -------------------------------------------------------------------
+    """A part of Checker (checker.py), which provides self.add/json/xml/ref_problem, .core, .names."""
+
     def check_configurations(self):
         service_rel = self.core.service_dir
         for rel in sorted(self.layout.origin):

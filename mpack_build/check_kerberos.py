@@ -6,7 +6,8 @@ from .ambari_rules import KERBEROS_VARIABLES
 
 
 class KerberosChecks(object):
-    # -- kerberos.json -------------------------------------------------------------------------
+    """A part of Checker (checker.py), which provides self.add/json/xml/ref_problem, .core, .names."""
+
     def check_kerberos(self):
         rel = self.core.service_dir + "/kerberos.json"
         if not self._parsable(rel):

@@ -8,7 +8,8 @@ from .configuration_xml import _bool, _int_or_none
 
 
 class MetainfoChecks(object):
-    # -- metainfo.xml --------------------------------------------------------------------------
+    """A part of Checker (checker.py), which provides self.add/json/xml/ref_problem, .core, .names."""
+
     def _unknown_elements(self, rel, node, allowed, where):
         for child in node.children:
             if child.tag not in allowed:

@@ -9,7 +9,8 @@ from .released_names import _stacks
 
 
 class MpackJsonChecks(object):
-    # -- mpack.json ----------------------------------------------------------------------------
+    """A part of Checker (checker.py), which provides self.add/json/xml/ref_problem, .core, .names."""
+
     def check_mpack_json(self):
         if not self._parsable("mpack.json"):
             return None

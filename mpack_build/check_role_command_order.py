@@ -4,7 +4,8 @@ from .ambari_rules import RCO_SECTIONS, ROLE_COMMANDS
 
 
 class RoleCommandOrderChecks(object):
-    # -- role_command_order.json ---------------------------------------------------------------
+    """A part of Checker (checker.py), which provides self.add/json/xml/ref_problem, .core, .names."""
+
     def check_role_command_order(self):
         rel = self.core.service_dir + "/role_command_order.json"
         if not self._parsable(rel):

@@ -6,7 +6,8 @@ import re
 
 
 class ServiceAdvisorChecks(object):
-    # -- service_advisor.py --------------------------------------------------------------------
+    """A part of Checker (checker.py), which provides self.add/json/xml/ref_problem, .core, .names."""
+
     def check_service_advisor(self):
         rel = self.core.service_dir + "/service_advisor.py"
         path = self.layout.path(rel)

@@ -8,7 +8,8 @@ from .problems import text_type
 
 
 class ThemeChecks(object):
-    # -- themes --------------------------------------------------------------------------------
+    """A part of Checker (checker.py), which provides self.add/json/xml/ref_problem, .core, .names."""
+
     def check_themes(self):
         prefix = self.core.service_dir + "/themes/"
         for rel in sorted(self.layout.origin):

@@ -9,7 +9,8 @@ from .sources import load_json, load_xml
 
 
 class ReleasedNamesChecks(object):
-    # -- names that released versions rely on -----------------------------------------------------
+    """A part of Checker (checker.py), which provides self.add/json/xml/ref_problem, .core, .names."""
+
     def check_released_names(self):
         repo = self.core.repo
         path = os.path.join(repo, RELEASED_NAMES_REL)
