@@ -217,9 +217,10 @@ def run_async(ctx, method, path, body, label):
     return submit(ctx, method, path, body, label) or []
 
 
-def create(ctx, path, body, what, exists=None):
-    """POST a new resource. 409 (created meanwhile, e.g. by another pipeline) counts as done. When
-    the POST may have reached Ambari (MaybeSent), `exists()` (a GET) decides before it is re-sent."""
+def create(ctx, path, body, what, exists=None, conflict=None):
+    """POST a new resource. 409 (created meanwhile, e.g. by another pipeline) counts as done, unless
+    `conflict(exc)` returns the error it means instead. When the POST may have reached Ambari
+    (MaybeSent), `exists()` (a GET) decides before it is re-sent."""
     try:
         try:
             ctx.client.post(path, body, describe="create " + what)
@@ -232,6 +233,8 @@ def create(ctx, path, body, what, exists=None):
     except AmbariHttpError as exc:
         if exc.status != 409:
             raise
+        if conflict is not None and conflict(exc) is not None:
+            raise conflict(exc)
         ctx.log("%s already exists (Ambari: %s); continuing" % (what, exc.ambari_message))
 
 
@@ -622,11 +625,9 @@ def _group_conflict(exc, name):
 
 
 def create_group(ctx, body, name):
-    try:
-        create(ctx, "%s/config_groups" % ctx.c, body, "config group " + name,
-               exists=lambda: any(g["name"] == name for g in read_config_groups(ctx)))
-    except AmbariHttpError as exc:
-        raise _group_conflict(exc, name) or exc
+    create(ctx, "%s/config_groups" % ctx.c, body, "config group " + name,
+           exists=lambda: any(g["name"] == name for g in read_config_groups(ctx)),
+           conflict=lambda exc: _group_conflict(exc, name))
 
 
 def update_group(ctx, group, body, name):

@@ -125,6 +125,7 @@ class FakeAmbari(object):
         self.failures = []  # [(command, host, stderr)] consumed by the next matching task
         self.custom_output = {}  # command -> {"stdout": .., "structured_out": {..}}
         self.before_create = []  # hooks(method, path) run before a create (to simulate races)
+        self.before_delete = []  # hooks() run before a host component delete (to simulate races)
         self.outage = None  # {"after_polls": n, "down": seconds}
         self.injected = []  # one-shot [(method, path prefix, status, message)] answered before routing
         self.delays = []  # one-shot [(method, path prefix, seconds)]: answer late (read timeouts)
@@ -846,6 +847,8 @@ class Routes(object):
         with one host component in the request the error is the HTTP answer, with several the answer is
         200 and a deleteResult (JsonSerializer.processResultMetadata)."""
         f = self.f
+        for hook in list(f.before_delete):
+            hook()
         terms = _predicate(query)
         matched = [hr for hr in f.hostroles() if _matches(hr, "HostRoles", terms)]
         deleted, errors = [], []
