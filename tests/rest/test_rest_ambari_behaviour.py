@@ -287,11 +287,12 @@ def test_kerberized_install_without_a_credential_is_bad_input_before_any_change(
 def test_wrong_kdc_password_is_reported_with_ambaris_words(cli, fake, monkeypatch):
     fake.kerberos = True
     monkeypatch.setenv("MM2_KDC_ADMIN_PRINCIPAL", "admin/admin@EXAMPLE.COM")
-    monkeypatch.setenv("MM2_KDC_ADMIN_PASSWORD", "wrong")
+    monkeypatch.setenv("MM2_KDC_ADMIN_PASSWORD", "Wr0ng-kdc-pw")
     result = deploy(cli, fake)
     assert result.code == 2, result
     assert "Invalid KDC administrator credentials" in result.err
-    assert "wrong" not in result.err.replace("wrong)", "")
+    assert "MM2_KDC_ADMIN_PASSWORD" in result.err
+    assert "Wr0ng-kdc-pw" not in result.out + result.err
 
 
 def test_ambaris_missing_credential_message_is_the_servers(fake):
@@ -366,3 +367,28 @@ def test_validate_needs_a_kafka_version(cli, tmp_path):
     result = validate(cli, str(no_version))
     assert result.code == 2 and "--kafka-version" in result.err
     assert validate(cli, str(no_version), "--kafka-version", "3.9.0").code == 0
+
+
+def test_validate_is_a_subcommand_of_the_real_cli(capsys):
+    from mm2_ambari import cli
+    assert cli.main(["validate", TOPOLOGY]) == 0
+    assert "valid for Kafka 3.7.1" in capsys.readouterr().out
+
+
+def test_kdc_credential_comes_from_environment_or_a_terminal_prompt_only():
+    from mm2_ambari import credentials
+
+    class Tty(object):
+        def isatty(self):
+            return True
+
+    class Pipe(object):
+        def isatty(self):
+            return False
+    env = {"MM2_KDC_ADMIN_PRINCIPAL": "admin/admin@EXAMPLE.COM", "MM2_KDC_ADMIN_PASSWORD": "pw"}
+    assert credentials.kdc_admin(env, Pipe()) == ("admin/admin@EXAMPLE.COM", "pw")
+    assert credentials.kdc_admin({}, Pipe()) is None
+    asked = []
+    assert credentials.kdc_admin({"MM2_KDC_ADMIN_PRINCIPAL": "k/admin"}, Tty(),
+                                 prompt=lambda p: asked.append(p) or (p, "typed")) == ("k/admin", "typed")
+    assert asked == ["k/admin"]
