@@ -495,9 +495,9 @@ def apply_configs(ctx, changes, note):
 
 
 def plan_group(spec, existing, stack, rotate):
-    """(desired_configs list, changed?) for one config group; pure."""
+    """({type: (TypeChange, differs, current ConfigState)}, changed?) for one config group; pure."""
     current = existing["configs"] if existing else {}
-    items, changed = [], existing is None or sorted(spec.hosts) != existing["hosts"] \
+    changed = existing is None or sorted(spec.hosts) != existing["hosts"] \
         or spec.description != existing["description"]
     if existing and set(current) != set(spec.configurations):
         changed = True
