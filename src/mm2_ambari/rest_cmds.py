@@ -145,20 +145,6 @@ def _parameter(text):
     return name.strip(), value
 
 
-def _positive_int(text):
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be >= 1")
-    return value
-
-
-def _non_negative_int(text):
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be >= 0")
-    return value
-
-
 def _host_list(text):
     hosts = [h.strip() for h in text.split(",") if h.strip()]
     if not hosts:
@@ -166,18 +152,21 @@ def _host_list(text):
     return hosts
 
 
-def _positive(text):
-    value = float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError("must be > 0")
-    return value
+def _at_least(convert, low, strict=False):
+    """An argparse type: a number (int or float) >= low, or > low when strict."""
+    def check(text):
+        value = convert(text)
+        if value < low or (strict and value == low):
+            raise argparse.ArgumentTypeError("must be %s %s" % (">" if strict else ">=", low))
+        return value
+    check.__name__ = convert.__name__  # argparse names the type in its errors
+    return check
 
 
-def _non_negative(text):
-    value = float(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be >= 0")
-    return value
+_positive = _at_least(float, 0, strict=True)
+_non_negative = _at_least(float, 0)
+_positive_int = _at_least(int, 1)
+_non_negative_int = _at_least(int, 0)
 
 
 # --- command plumbing ------------------------------------------------------------------------------
@@ -204,10 +193,10 @@ def _command(fn):
                 return fn(ctx, df, args)
             return fn(ctx, args)
         except BadInput as exc:
-            _report(err, exc)
+            report(err, exc)
             return EXIT_BAD_INPUT
         except Mm2AmbariError as exc:
-            _report(err, exc)
+            report(err, exc)
             return exc.exit_code
         except KeyboardInterrupt:
             print("interrupted; requests already sent go on in Ambari", file=err)
@@ -276,7 +265,7 @@ def _verify(args, err):
     return True
 
 
-def _report(err, exc):
+def report(err, exc):
     print("error: %s" % exc, file=err)
     for problem in getattr(exc, "problems", []) or []:
         print("  - %s" % problem, file=err)

@@ -12,7 +12,7 @@ import os
 import sys
 
 from mm2_core import names, schema
-from mm2_ambari import configplan, deployfile, ops
+from mm2_ambari import configplan, deployfile, ops, rest_cmds
 from mm2_ambari.configplan import StackDefaults
 from mm2_ambari.errors import EXIT_BAD_INPUT, EXIT_OK, BadInput
 
@@ -74,9 +74,7 @@ def run(args):
     try:
         df, version = validate_file(args.topology, args.kafka_version)
     except BadInput as exc:
-        print("error: %s" % exc, file=sys.stderr)
-        for problem in exc.problems:
-            print("  - %s" % problem, file=sys.stderr)
+        rest_cmds.report(sys.stderr, exc)
         return EXIT_BAD_INPUT
     print("%s: valid for Kafka %s (%d driver host(s), %d config group(s))" % (
         df.path, version, len(df.hosts), len(df.config_groups)))
