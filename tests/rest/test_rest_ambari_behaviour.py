@@ -392,3 +392,24 @@ def test_kdc_credential_comes_from_environment_or_a_terminal_prompt_only():
     assert credentials.kdc_admin({"MM2_KDC_ADMIN_PRINCIPAL": "k/admin"}, Tty(),
                                  prompt=lambda p: asked.append(p) or (p, "typed")) == ("k/admin", "typed")
     assert asked == ["k/admin"]
+
+
+def test_a_rolling_restart_whose_answer_was_lost_follows_the_schedule_ambari_created(cli, fake):
+    fake.install_started_service(HOSTS)
+    fake.delays.append(("POST", "/clusters/prod/request_schedules", 1.0))
+    result = run(cli, fake, "restart", "--rolling", "--batch-pause", "0", "--read-timeout", "0.3")
+    assert result.code == 0, result
+    assert "Ambari had accepted it as request schedule 1" in result.err
+    assert len(fake.schedules) == 1 and len([c for c in fake.mutating_calls() if c[0] == "POST"]) == 1
+    assert sorted(r.tasks[0]["host_name"] for r in fake.requests.values()) == HOSTS
+
+
+def test_a_stopped_driver_kept_in_maintenance_is_left_alone_by_a_rerun(cli, fake):
+    assert deploy(cli, fake).code == 0
+    fake.services[S]["components"][C][H2].update(state="INSTALLED", desired_state="INSTALLED")
+    fake.set_maintenance(component_host=H2)
+    before = len(fake.mutating_calls())
+    result = deploy(cli, fake)
+    assert result.code == 0, result
+    assert fake.mutating_calls()[before:] == []
+    assert "%s on %s is INSTALLED and left so: the component is in maintenance mode" % (C, H2) in result.err
