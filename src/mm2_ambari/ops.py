@@ -164,20 +164,23 @@ def read_config_groups(ctx):
 
 
 # --- helpers ---------------------------------------------------------------------------------------
-REQUEST_LIST = "%s/requests?fields=Requests/id,Requests/request_context&sortBy=Requests/id.desc&page_size=%d"
+# The most recent requests, as the web UI's background operations read them (ajax.js
+# 'background_operations.get_most_recent': to=end&page_size=N).
+REQUEST_LIST = "%s/requests?to=end&page_size=%d&fields=Requests/id,Requests/request_context"
+
+
+def recent_requests(ctx, count):
+    body = ctx.client.get(REQUEST_LIST % (ctx.c, count))
+    return [item.get("Requests") or {} for item in (body or {}).get("items") or []]
 
 
 def latest_request_id(ctx):
-    body = ctx.client.get(REQUEST_LIST % (ctx.c, 1))
-    items = (body or {}).get("items") or []
-    return int((items[0].get("Requests") or {}).get("id") or 0) if items else 0
+    return max([int(req.get("id") or 0) for req in recent_requests(ctx, 1)] or [0])
 
 
 def accepted_request(ctx, context, after):
     """The id of a request with this context that Ambari created after request `after`, or None."""
-    body = ctx.client.get(REQUEST_LIST % (ctx.c, 50))
-    for item in (body or {}).get("items") or []:
-        req = item.get("Requests") or {}
+    for req in sorted(recent_requests(ctx, 50), key=lambda r: -int(r.get("id") or 0)):
         if int(req.get("id") or 0) > after and req.get("request_context") == context:
             return req.get("id")
     return None

@@ -398,7 +398,8 @@ def _predicate(query):
     """Ambari query predicate terms we use: a=b, a.in(x,y); fields and paging are not filters."""
     terms = []
     for part in query.split("&") if query else []:
-        if not part or part.startswith(("fields=", "format=", "page_size=", "from=", "sortBy=")):
+        if not part or part.startswith(("fields=", "format=", "page_size=", "from=", "to=", "sortBy=",
+                                        "minimal_response=")):
             continue
         match = re.match(r"^(.+)\.in\((.*)\)$", part)
         if match:
@@ -749,8 +750,11 @@ class Routes(object):
         (ServiceResourceProvider.updateServices, HostComponentResourceProvider.determineOperationLevel)."""
         level = (((body or {}).get("RequestInfo") or {}).get("operation_level") or {})
         name = level.get("level", "CLUSTER")
+        # RequestOperationLevel(Map): a known level, and cluster_name is mandatory with any level
         if name not in ("CLUSTER", "SERVICE", "HOST", "HOST_COMPONENT"):
-            raise HttpError(400, "Wrong operation level value: %s" % name)  # RequestOperationLevel
+            raise HttpError(400, "Wrong operation level value: %s" % name)
+        if level and "cluster_name" not in level:
+            raise HttpError(400, "Mandatory key operation_level/cluster_name for operation level is not specified")
         return name
 
     def _state_request(self, hostroles, state, context, level):
@@ -1031,11 +1035,13 @@ class Routes(object):
         return f.accepted(rid)
 
     def get_requests(self, rest, query, body):
-        """The request collection; sortBy=Requests/id.desc and page_size as Ambari's paging does."""
-        reqs = sorted(self.f.requests.values(), key=lambda r: r.id, reverse="Requests/id.desc" in query)
+        """The request collection in id order; page_size=N with to=end is the last page
+        (BaseRequest paging: PageRequest.StartingPoint.End)."""
+        reqs = sorted(self.f.requests.values(), key=lambda r: r.id)
         size = re.search(r"page_size=(\d+)", query or "")
         if size:
-            reqs = reqs[:int(size.group(1))]
+            count = int(size.group(1))
+            reqs = reqs[-count:] if "to=end" in (query or "") else reqs[:count]
         return 200, {"items": [{"Requests": {"id": r.id, "request_context": r.context,
                                              "request_status": r.status}} for r in reqs]}
 
