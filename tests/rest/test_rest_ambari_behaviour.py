@@ -413,3 +413,15 @@ def test_a_stopped_driver_kept_in_maintenance_is_left_alone_by_a_rerun(cli, fake
     assert result.code == 0, result
     assert fake.mutating_calls()[before:] == []
     assert "%s on %s is INSTALLED and left so: the component is in maintenance mode" % (C, H2) in result.err
+
+
+def test_dry_run_of_a_kerberized_install_masks_the_kdc_password(cli, fake, monkeypatch):
+    fake.kerberos = True
+    monkeypatch.setenv("MM2_KDC_ADMIN_PRINCIPAL", "admin/admin@EXAMPLE.COM")
+    monkeypatch.setenv("MM2_KDC_ADMIN_PASSWORD", "kdc-secret")
+    result = deploy(cli, fake, "--dry-run")
+    assert result.code == 0, result
+    assert "[dry-run] POST /api/v1/clusters/prod/credentials/kdc.admin.credential" in result.out
+    assert '"key": "********"' in result.out and '"type": "temporary"' in result.out
+    assert "kdc-secret" not in result.out + result.err
+    assert fake.mutating_calls() == [] and fake.credentials == {}
