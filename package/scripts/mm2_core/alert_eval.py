@@ -186,88 +186,183 @@ def _ordered(per_flow, expected_names):
 
 # --- lag ------------------------------------------------------------------------------------------
 FLOW_QUALIFIED = "flow-qualified consumer metrics (Kafka 3.5+)"
-JOINED_BY_TOPIC = "consumer metrics joined to flows by topic (before Kafka 3.5)"
+JOINED_BY_TOPIC = "consumer metrics joined to flows by topic and consumer (before Kafka 3.5)"
+_tag = m.kafka_topic_tag
 
 
 def source_partitions(snap, resolver):
     """[(flow, target topic, partition, source topic, latency avg)] of the replicated partitions,
-    computed once per scrape (the latency and lag evaluations both need it)."""
+    computed once per scrape (the latency and lag evaluations both need it). Series without a
+    topic or partition label are left out and counted per flow in snap._bad_series."""
     memo = getattr(snap, "_source_partitions", None)
     if memo is not None and memo[0] is resolver:
         return memo[1]
     out = []
+    bad = {}
     flow_of = resolver.flow
     for (source, target, topic, partition), avg in m.fields(snap.raw(m.SOURCE_LATENCY_AVG),
                                                             ("source", "target", "topic", "partition")):
+        if not topic or partition is None or not target:
+            name = flow_of(source, target, "").name if target else "%s->?" % (source or "?")
+            bad[name] = bad.get(name, 0) + 1
+            continue
         flow = flow_of(source, target, topic)
         out.append((flow, topic, partition, flow.upstream_topic(topic), avg))
     snap._source_partitions = (resolver, out)
+    snap._bad_series = bad
     return out
 
 
+class Lags(object):
+    """Replication consumer lag per flow partition, as far as the metrics allow.
+
+    by_key: {(flow name, source topic, partition): lag}; mode: FLOW_QUALIFIED, JOINED_BY_TOPIC
+    or None (no lag metrics); unattributed: [(source topic, partition, lag, candidate flow
+    names)] of partitions that several flows of this process replicate and no consumer
+    evidence pins to one. Kafka's client metrics write '.' as '_' in topic tags, so the
+    joins use that form and the texts the real names (from MirrorSourceConnector's metrics).
+    """
+
+    def __init__(self, by_key, mode, unattributed=()):
+        self.by_key = by_key
+        self.mode = mode
+        self.unattributed = list(unattributed)
+
+    def get(self, flow_name, topic, partition):
+        return self.by_key.get((flow_name, topic, partition))
+
+
+def _partition_names(snap, resolver):
+    """{(flow name, topic tag, partition): real source topic} and
+    {(topic tag, partition): {flow name: real source topic}} of the replicated partitions."""
+    names = {}
+    owners = {}
+    for flow, _, partition, upstream, _ in source_partitions(snap, resolver):
+        tag = _tag(upstream)
+        names[(flow.name, tag, partition)] = upstream
+        owners.setdefault((tag, partition), {})[flow.name] = upstream
+    return names, owners
+
+
+def _attribute_consumers(rows, owners):
+    """Before 3.5 the replication consumers have generated client ids, but each one belongs to
+    one task of one flow, and a flow's source partition is read by one consumer. So a consumer
+    belongs to the flows that replicate every one of its partitions, minus the flows another
+    consumer was already pinned to for the same partition. -> {client id: flow name or None}."""
+    by_client = {}
+    for client, tag, partition, _ in rows:
+        if (tag, partition) in owners:
+            by_client.setdefault(client, set()).add((tag, partition))
+    cands = {}
+    for client, tps in by_client.items():
+        common = None
+        for tp in tps:
+            flows = set(owners[tp])
+            common = flows if common is None else common & flows
+        cands[client] = common or set()
+    pinned = {}
+    changed = True
+    while changed:
+        changed = False
+        taken = {}
+        for client, flow in pinned.items():
+            for tp in by_client[client]:
+                taken.setdefault(tp, set()).add(flow)
+        for client, flows in cands.items():
+            if client in pinned:
+                continue
+            left = set(flows)
+            for tp in by_client[client]:
+                left -= taken.get(tp, set())
+            if len(left) == 1:
+                pinned[client] = left.pop()
+                changed = True
+            elif left != flows:
+                cands[client] = left
+    return dict((client, pinned.get(client)) for client in by_client), cands
+
+
 def lag_by_partition(snap, resolver):
-    """({(flow name, source topic, partition): lag}, mode, ambiguous topics).
+    """Lags of this scrape (see Lags).
 
     3.5+: the replication consumer's client.id names the flow. Before: the consumers have
     generated ids, so a consumer partition belongs to the flows that replicate a partition of
-    that source topic here (MirrorSourceConnector metrics); consumers of internal topics match
-    no flow and are ignored.
+    that source topic here (MirrorSourceConnector metrics), narrowed down per consumer
+    (_attribute_consumers); consumers of internal topics match no flow and are ignored.
     """
+    names, owners = _partition_names(snap, resolver)
     lags = {}
     raw = snap.raw(m.REPLICATION_LAG)
     if raw:
-        names = {}
-        for (source, target, topic, partition), value in m.fields(raw, ("source", "target", "topic", "partition")):
-            if value is None or value != value or value == _INF:
+        pair_names = {}
+        for (source, target, tag, partition), value in m.fields(raw, ("source", "target", "topic", "partition")):
+            if not _finite(value) or tag is None:
                 continue
             pair = (source, target)
-            name = names.get(pair)
+            name = pair_names.get(pair)
             if name is None:
-                name = names[pair] = resolver.pair(source, target).name
-            key = (name, topic, partition)
+                name = pair_names[pair] = resolver.pair(source, target).name
+            key = (name, names.get((name, tag, partition), tag), partition)
             if value > lags.get(key, -1.0):
                 lags[key] = value
-        return lags, FLOW_QUALIFIED, set()
+        return Lags(lags, FLOW_QUALIFIED)
     raw = snap.raw(m.CONSUMER_LAG)
     if not raw:
-        return lags, None, set()
-    owners = {}
-    for flow, _, partition, upstream, _ in source_partitions(snap, resolver):
-        owners.setdefault((upstream, partition), set()).add(flow.name)
-    ambiguous = set()
-    for tp, value in m.fields(raw, ("topic", "partition")):
-        if value is None or value != value or value == _INF:
+        return Lags(lags, None)
+    rows = [(client, tag, partition, value)
+            for (client, tag, partition), value in m.fields(raw, ("client_id", "topic", "partition"))
+            if _finite(value) and tag is not None]
+    pinned, cands = _attribute_consumers(rows, owners)
+    unattributed = {}
+    for client, tag, partition, value in rows:
+        flows = owners.get((tag, partition))
+        if not flows:
             continue
-        names = owners.get(tp)
-        if not names:
+        if len(flows) == 1:
+            name = list(flows)[0]
+        else:
+            name = pinned.get(client)
+        if name is None:
+            topic = sorted(flows.values())[0]
+            key = (topic, partition)
+            if value > unattributed.get(key, (-1.0,))[0]:
+                unattributed[key] = (value, tuple(sorted(cands.get(client) or flows)))
             continue
-        if len(names) > 1:
-            ambiguous.add(tp[0])
-        for name in names:
-            key = (name, tp[0], tp[1])
-            if value > lags.get(key, -1.0):
-                lags[key] = value
-    return lags, JOINED_BY_TOPIC, ambiguous
+        key = (name, flows[name], partition)
+        if value > lags.get(key, -1.0):
+            lags[key] = value
+    return Lags(lags, JOINED_BY_TOPIC,
+                [(t, p, v, c) for (t, p), (v, c) in sorted(unattributed.items())])
 
 
 # --- replication latency ----------------------------------------------------------------------------
 class _LatencyStats(object):
-    __slots__ = ("flow", "active", "idle", "stalled", "worst", "worst_tp", "stall_lag", "stall_tp")
+    __slots__ = ("flow", "active", "idle", "stalled", "unsure", "worst", "worst_tp", "stall_lag", "stall_tp",
+                 "skewed", "skew")
 
     def __init__(self, flow):
         self.flow = flow
-        self.active = self.idle = self.stalled = 0
-        self.worst = -1.0
+        self.active = self.idle = self.stalled = self.unsure = self.skewed = 0
+        self.worst = None
         self.worst_tp = None
         self.stall_lag = -1.0
         self.stall_tp = None
+        self.skew = 0.0
 
 
 def evaluate_latency(snap, flows, expected_names, thresholds):
     """Worst partition latency (windowed average, seconds) per flow; idle partitions ignored,
-    stalled ones (no record replicated in the window while lag remains) at least WARNING."""
+    stalled ones (no record replicated in the window while lag remains) at least WARNING.
+
+    Each flow stands on its own evidence: a negative latency (the MM2 host's clock is behind
+    the producers') or a series without its labels makes only that flow's line say so."""
     resolver = resolver_for(snap, flows)
-    lags, lag_mode, _ = lag_by_partition(snap, resolver)
+    lags = lag_by_partition(snap, resolver)
+    unsure = set()
+    for topic, partition, value, names in lags.unattributed:
+        if value > 0:
+            for name in names:
+                unsure.add((name, topic, partition))
     stats = {}
     for flow, topic, partition, upstream, avg in source_partitions(snap, resolver):
         st = stats.get(flow.name)
@@ -275,26 +370,39 @@ def evaluate_latency(snap, flows, expected_names, thresholds):
             st = stats[flow.name] = _LatencyStats(flow)
         if avg is not None and avg == avg and avg != _INF:
             st.active += 1
-            if avg > st.worst:
+            if avg < 0:
+                st.skewed += 1
+                st.skew = min(st.skew, avg)
+            elif st.worst is None or avg > st.worst:
                 st.worst = avg
                 st.worst_tp = (topic, partition)
             continue
-        lag = lags.get((flow.name, upstream, partition))
+        lag = lags.get(flow.name, upstream, partition)
         if lag is not None and lag > 0:
             st.stalled += 1
             if lag > st.stall_lag:
                 st.stall_lag = lag
                 st.stall_tp = (topic, partition)
+        elif (flow.name, upstream, partition) in unsure:
+            st.unsure += 1
         else:
             st.idle += 1
+    bad = getattr(snap, "_bad_series", {})
     per_flow = {}
     for name, st in stats.items():
         counts = "%d active, %d idle, %d stalled partitions here" % (st.active, st.idle, st.stalled)
-        if st.active:
+        skew = ("clock skew: the MM2 host is %s ms behind the producers (%d partition(s) report a negative "
+                "replication latency; sync the clocks with NTP)" % (fmt_number(-st.skew), st.skewed))
+        if st.worst is not None:
             seconds = st.worst / 1000.0
             state = thresholds.state(seconds)
             line = "%s: worst partition %s-%s replication latency %s %s; averaged over the last minute; %s" % (
                 name, st.worst_tp[0], st.worst_tp[1], thresholds.show(seconds), thresholds.against(seconds), counts)
+            if st.skewed:
+                line += "; " + skew
+        elif st.skewed:
+            state = UNKNOWN
+            line = "%s: replication latency cannot be judged: %s; %s" % (name, skew, counts)
         else:
             state = OK
             line = "%s: no record replicated in the last minute; %s (the stale last latency of idle " \
@@ -303,9 +411,20 @@ def evaluate_latency(snap, flows, expected_names, thresholds):
             state = worst([state, WARNING])
             line += "; STALLED: %d partition(s) replicated nothing in the last minute while records wait, worst " \
                     "%s-%s with a lag of %s records" % (st.stalled, st.stall_tp[0], st.stall_tp[1], fmt_int(st.stall_lag))
-        elif lag_mode is None and st.idle:
+        elif lags.mode is None and st.idle:
             line += "; no consumer lag metrics, so idle cannot be told from stalled"
+        if st.unsure:
+            line += ("; %d idle partition(s) have lag that cannot be attributed to one flow (before Kafka 3.5), "
+                     "see the lag alert" % st.unsure)
         per_flow[name] = (state, line)
+    for name, count in bad.items():
+        state, line = per_flow.get(name, (OK, None))
+        note = ("%d latency series without topic/partition labels were ignored (an exporter rules file other "
+                "than the mpack's jmx_exporter_mm2.yaml?)" % count)
+        if line is None:
+            per_flow[name] = (UNKNOWN, "%s: %s" % (name, note))
+        else:
+            per_flow[name] = (state, line + "; " + note)
     for name in expected_names:
         if name not in per_flow:
             per_flow[name] = (OK, "%s: no partition of this flow is replicated by this host (its tasks run on "
@@ -319,7 +438,8 @@ def evaluate_latency(snap, flows, expected_names, thresholds):
 def evaluate_lag(snap, flows, expected_names, thresholds):
     """Worst partition lag (records the replication consumer has not fetched yet) per flow."""
     resolver = resolver_for(snap, flows)
-    lags, mode, ambiguous = lag_by_partition(snap, resolver)
+    lags = lag_by_partition(snap, resolver)
+    mode = lags.mode
     has_partitions = bool(snap.raw(m.SOURCE_LATENCY_AVG))
     if mode is None:
         if has_partitions:
@@ -329,7 +449,7 @@ def evaluate_lag(snap, flows, expected_names, thresholds):
         lines = ["%s: no partition of this flow is replicated by this host" % n for n in sorted(expected_names)]
         return Result(OK, lines or ["No replication flow runs on this host"])
     per = {}
-    for (name, topic, partition), lag in lags.items():
+    for (name, topic, partition), lag in lags.by_key.items():
         entry = per.get(name)
         if entry is None:
             entry = per[name] = [0, 0.0, -1.0, None]
@@ -351,12 +471,23 @@ def evaluate_lag(snap, flows, expected_names, thresholds):
         if name not in per_flow:
             per_flow[name] = (OK, "%s: no partition of this flow is replicated by this host" % name)
     lines = _ordered(per_flow, expected_names)
-    if ambiguous:
-        lines.append("Source topic(s) %s are replicated by several flows in this process; before Kafka 3.5 "
-                     "their lag cannot be told apart and counts for each" % ", ".join(sorted(ambiguous)[:5]))
-    if not per_flow:
+    states = [s for s, _ in per_flow.values()]
+    lagging = [u for u in lags.unattributed if u[2] > 0]
+    if lagging:
+        topic, partition, top, names = max(lagging, key=lambda u: u[2])
+        state = thresholds.state(top)
+        states.append(state)
+        line = ("Cannot attribute %d lagging partition(s) to one flow: worst %s-%s lag %s %s belongs to one of %s "
+                "(before Kafka 3.5 the replication consumers have generated client ids, and these consumers read "
+                "only topics several flows of this process replicate)" % (
+                    len(lagging), topic, partition, thresholds.show(top), thresholds.against(top), ", ".join(names)))
+        if state == OK:
+            lines.append(line)
+        else:
+            lines.insert(0, line)
+    if not per_flow and not lagging:
         return Result(OK, ["No replication flow runs on this host"])
-    return Result(worst(s for s, _ in per_flow.values()), lines)
+    return Result(worst(states), lines)
 
 
 # --- connectors and tasks ----------------------------------------------------------------------------
