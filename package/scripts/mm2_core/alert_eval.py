@@ -693,11 +693,12 @@ def evaluate_heartbeats(flows_here, views, herder_map, errors, now, state, thres
 
 
 # --- checkpoints / consumer offset sync ----------------------------------------------------------------
-def _checkpoint_task_failed(snap, flow_name, here):
-    for labels, value in snap.series(m.TASK_STATUS):
-        if value == 1 and labels.get("connector") == "MirrorCheckpointConnector" and labels.get("status") == "failed":
-            return True
-    return False
+def _failed_checkpoint_tasks(snap):
+    """Task numbers of FAILED MirrorCheckpointConnector tasks in this process (the task MBeans
+    name the connector class only, not the herder, so several flows share these names)."""
+    return sorted(labels.get("task", "?") for labels, value in snap.series(m.TASK_STATUS)
+                  if value == 1 and labels.get("connector") == "MirrorCheckpointConnector"
+                  and labels.get("status") == "failed")
 
 
 def evaluate_checkpoints(snap, flows_here, now, state, thresholds):
@@ -734,26 +735,25 @@ def evaluate_checkpoints(snap, flows_here, now, state, thresholds):
             continue  # heartbeats flow even when every consumer group is idle
         name = resolver.flow(source, target, topic).name
         records[name] = records.get(name, 0.0) + (count if _finite(count) else 0.0)
+    failed_tasks = _failed_checkpoint_tasks(snap)
     new_state = {}
     per_flow = {}
+    flowing = {}
     for flow in sync_flows:
         name = flow.name
         prev = state.get(name) or {}
         st = dict(prev)
-        failed = _checkpoint_task_failed(snap, name, here)
         sig = last.get(name)
+        new_state[name] = st
         if not sig:
-            if failed:
-                per_flow[name] = (CRITICAL, "%s: MirrorCheckpointConnector task FAILED on this host and no checkpoint "
-                                            "was emitted: consumer offsets are not synced" % name)
-            else:
-                per_flow[name] = (OK, "%s: no checkpoint emitted by this host yet (no consumer group matched "
-                                      "groups/groups.exclude or committed since the start, or the checkpoint task "
-                                      "runs on another driver host)" % name)
-            new_state[name] = st
+            flowing[name] = False
+            per_flow[name] = (OK, "%s: no checkpoint emitted by this host yet (no consumer group matched "
+                                  "groups/groups.exclude or committed since the start, or the checkpoint task "
+                                  "runs on another driver host)" % name, None)
             continue
         rec = records.get(name)
         active = windowed.get(name, False) or (prev.get("sig") is not None and list(prev["sig"]) != list(sig))
+        flowing[name] = bool(active)
         if active or "cp_at" not in prev:
             st["cp_at"] = now if active else now - m.STAT_WINDOW_SECONDS
             st["records_at_cp"] = rec
@@ -779,11 +779,31 @@ def evaluate_checkpoints(snap, flows_here, now, state, thresholds):
         else:
             state_now = OK
             why = "no record was replicated since either, so the groups are idle (MM2 checkpoints only moved offsets)"
-        if failed:
-            state_now = CRITICAL
-            why = "MirrorCheckpointConnector task FAILED on this host; " + why
-        line = "%s: last checkpoint %s ago %s; %s; %d group partitions checkpointed here; %s" % (
-            name, thresholds.show(age), thresholds.against(age), why, sig[0], detail)
-        per_flow[name] = (state_now, line)
-        new_state[name] = st
-    return Result(worst(s for s, _ in per_flow.values()), _ordered(per_flow, ()), new_state)
+        head = "%s: last checkpoint %s ago %s; " % (name, thresholds.show(age), thresholds.against(age))
+        tail = "; %d group partitions checkpointed here; %s" % (sig[0], detail)
+        per_flow[name] = (state_now, head + why + tail, (head, tail))
+    lines_extra = []
+    if failed_tasks:
+        # Pin the FAILED task(s) to a flow only on evidence: the flows with a herder here that sync
+        # offsets, minus those whose checkpoints are still flowing.
+        here_set = set(here)
+        cands = [f.name for f in sync_flows if f.name in here_set] or [f.name for f in sync_flows]
+        stuck = [n for n in cands if not flowing.get(n)]
+        pinned = cands[0] if len(cands) == 1 else (stuck[0] if len(stuck) == 1 else None)
+        what = "MirrorCheckpointConnector task %s FAILED on this host" % ", ".join(failed_tasks)
+        if pinned is not None:
+            _, line, parts = per_flow[pinned]
+            if parts is None:
+                line = "%s: %s and no checkpoint was emitted: consumer offsets are not synced" % (pinned, what)
+            elif flowing.get(pinned):
+                line = parts[0] + what + "; the flow's other checkpoint tasks still emit checkpoints" + parts[1]
+            else:
+                line = parts[0] + what + "; consumer offsets are not synced" + parts[1]
+            per_flow[pinned] = (CRITICAL, line, parts)
+        else:
+            lines_extra.append("%s, for one of %s (Connect's task metrics do not name the herder; the flows "
+                               "whose checkpoints still flow are left out); consumer offsets of that flow are "
+                               "not synced" % (what, ", ".join(sorted(stuck or cands))))
+    ordered = _ordered(dict((n, (st_, line)) for n, (st_, line, _) in per_flow.items()), ())
+    states = [st_ for st_, _, _ in per_flow.values()] + [CRITICAL] * len(lines_extra)
+    return Result(worst(states), lines_extra + ordered, new_state)
