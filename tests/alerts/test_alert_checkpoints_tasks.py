@@ -231,3 +231,60 @@ def test_failed_checkpoint_task_that_cannot_be_pinned_is_reported_once(metrics_s
     assert lines[0].startswith("MirrorCheckpointConnector task 1 FAILED on this host, for one of apac->central, "
                                "emea->central")
     assert all("FAILED" not in l for l in lines[1:])
+
+
+# --- tasks across the driver hosts ---------------------------------------------------------------------
+NOTHING = {"MirrorSourceConnector": None, "MirrorCheckpointConnector": None, "MirrorHeartbeatConnector": None}
+
+
+def _revoked(version="3.9.0"):
+    """What a driver shows while Connect has revoked its connectors (herders up, nothing assigned)."""
+    return MM2Process(version, herders=[("A", "B"), ("B", "A")], flows=[], connector_status=NOTHING,
+                      task_status={("MirrorHeartbeatConnector", 0): None})
+
+
+def test_only_driver_host_running_nothing_is_critical(metrics_server, run_alert):
+    server = metrics_server(render(_revoked()))
+    state, text = run_alert("tasks", server.port, hosts=["127.0.0.1"])
+    assert state == "CRITICAL"
+    assert text.startswith("No driver host runs any MirrorMaker 2 connector or task (hosts read: 127.0.0.1): "
+                           "nothing replicates for A->B.")
+
+
+def test_tasks_on_another_driver_host_are_found_there(metrics_server, run_alert):
+    local = metrics_server(render(_revoked()))
+    metrics_server(render(MM2Process("3.9.0", herders=[("A", "B"), ("B", "A")],
+                                     flows=[Flow("A", "B", partitions("t", 2))])), host="127.0.0.2", port=local.port)
+    state, text = run_alert("tasks", local.port, hosts=["127.0.0.1", "127.0.0.2"])
+    assert state == "OK"
+    assert text.startswith("No MM2 connector or task runs on this host yet")
+
+
+def test_all_driver_hosts_idle_is_critical(metrics_server, run_alert):
+    local = metrics_server(render(_revoked()))
+    metrics_server(render(_revoked()), host="127.0.0.2", port=local.port)
+    state, text = run_alert("tasks", local.port, hosts=["127.0.0.1", "127.0.0.2"])
+    assert state == "CRITICAL"
+    assert "(hosts read: 127.0.0.1, 127.0.0.2): nothing replicates for A->B" in text
+
+
+def test_unreadable_peer_makes_a_missing_flow_unknown(metrics_server, run_alert):
+    local = metrics_server(render(_revoked()))
+    state, text = run_alert("tasks", local.port, hosts=["127.0.0.1", "127.0.0.2"])
+    assert state == "UNKNOWN"
+    assert "A->B: no replication task of this flow runs on the driver hosts read (127.0.0.1), and 127.0.0.2 " \
+           "could not be read: 127.0.0.2: connection refused" in text
+
+
+def test_flow_without_tasks_anywhere_while_others_run_is_critical(metrics_server, run_alert):
+    """Active-active on two hosts: B->A replicates on the peer, A->B nowhere although heartbeats into A
+    are emitted (the B->A herder), so Connect did not assign A->B's tasks."""
+    local = metrics_server(render(_revoked()))
+    metrics_server(render(MM2Process("3.9.0", herders=[("A", "B"), ("B", "A")],
+                                     flows=[Flow("B", "A", partitions("t", 2))])), host="127.0.0.2", port=local.port)
+    state, text = run_alert("tasks", local.port, hosts=["127.0.0.1", "127.0.0.2"],
+                            replication={"direction": "active-active"})
+    assert state == "CRITICAL"
+    assert "A->B: no driver host runs a replication task of this flow (hosts read: 127.0.0.1, 127.0.0.2), " \
+           "although A has heartbeats to replicate" in text
+    assert "B->A: no driver host" not in text

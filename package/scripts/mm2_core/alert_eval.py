@@ -565,6 +565,88 @@ def evaluate_tasks(snap, flows, thresholds):
     return Result(state, lines)
 
 
+def _running_entries(snap):
+    """(running connector/task entries, running MirrorSourceConnector tasks) of one scrape."""
+    running = source_tasks = 0
+    for family in (m.CONNECTOR_STATUS, m.TASK_STATUS):
+        for labels, value in snap.series(family):
+            if value == 1 and labels.get("status") == "running":
+                running += 1
+                if family == m.TASK_STATUS and labels.get("connector") == "MirrorSourceConnector":
+                    source_tasks += 1
+    return running, source_tasks
+
+
+def task_evidence(snap, flows):
+    """(flow names whose replication tasks run in this scrape's process, running entries, herders).
+
+    Evidence: a MirrorSourceConnector partition of the flow (its task replicates here), or
+    running MirrorSourceConnector tasks in a process with that flow's herder only (the task
+    MBeans do not name the herder)."""
+    resolver = resolver_for(snap, flows)
+    names = set(flow.name for flow, _, _, _, _ in source_partitions(snap, resolver) if flow.source != "?")
+    running, source_tasks = _running_entries(snap)
+    pairs = sorted("%s->%s" % k for k in herders(snap) if k[0] and k[1])
+    if source_tasks and len(pairs) == 1:
+        names.add(pairs[0])
+    return names, running, pairs
+
+
+def evaluate_task_placement(local, expected, views, errors, hosts_known, thresholds):
+    """Lines for the flows whose tasks run on no driver host read.
+
+    local: Result of evaluate_tasks on this host; expected: FlowSpecs that must replicate;
+    views: [(host, (evidence names, running entries, herder names))], this host first;
+    errors: {host: why unreadable}; hosts_known: the driver host list was available."""
+    seen = set()
+    running_anywhere = 0
+    herder_hosts = {}
+    for host, (names, running, pairs) in views:
+        seen |= names
+        running_anywhere += running
+        for pair in pairs:
+            herder_hosts.setdefault(pair, []).append(host)
+    missing = [f for f in expected if f.name not in seen]
+    if not missing:
+        return local
+    read = ", ".join(h for h, _ in views)
+    lines = []
+    states = [local.state]
+    if errors:
+        states.append(UNKNOWN)
+        lines.append("%s: no replication task of %s runs on the driver hosts read (%s), and %s could not be read: %s"
+                     % (", ".join(f.name for f in missing), "this flow" if len(missing) == 1 else "these flows",
+                        read, ", ".join(sorted(errors)), "; ".join("%s: %s" % kv for kv in sorted(errors.items()))))
+    elif not hosts_known:
+        lines.append("Note: the driver host list (clusterHostInfo) was not available, so whether another driver "
+                     "host runs the tasks of %s was not checked" % ", ".join(f.name for f in missing))
+    elif not running_anywhere:
+        states.append(CRITICAL)
+        lines.insert(0, "No driver host runs any MirrorMaker 2 connector or task (hosts read: %s): nothing "
+                        "replicates for %s. After a rebalance Connect waits up to scheduled.rebalance.max.delay.ms "
+                        "(5 min by default) before reassigning; if this lasts, see mirrormaker.log on the driver "
+                        "hosts and restart the MirrorMaker 2 Driver" % (read, ", ".join(f.name for f in missing)))
+    else:
+        for flow in missing:
+            emitters = [p for p in herder_hosts if p.endswith("->" + flow.source)]
+            if flow.name not in herder_hosts:
+                states.append(CRITICAL)
+                lines.append("%s: no driver host runs this flow's herder (hosts read: %s): check "
+                             "kafka-mm2-driver/target.clusters of the config groups" % (flow.name, read))
+            elif flow.heartbeats and emitters:
+                # heartbeats into the source are emitted, so the flow has at least that partition to replicate
+                states.append(CRITICAL)
+                lines.append("%s: no driver host runs a replication task of this flow (hosts read: %s), although "
+                             "%s has heartbeats to replicate: Connect has not assigned its MirrorSourceConnector "
+                             "tasks" % (flow.name, read, flow.source))
+            else:
+                lines.append("%s: no driver host replicates a partition of this flow (hosts read: %s); it may have "
+                             "no topic matching topics/topics.exclude" % (flow.name, read))
+    if lines and lines[0].startswith("No driver host"):
+        return Result(worst(states), lines + local.lines)
+    return Result(worst(states), local.lines + lines)
+
+
 # --- heartbeats --------------------------------------------------------------------------------------
 def heartbeat_samples(snap):
     """{(source label or None, target, topic): (record count, latency avg)} of heartbeat partitions."""

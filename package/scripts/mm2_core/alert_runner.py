@@ -47,7 +47,7 @@ FAMILIES = {
     HEARTBEAT: (m.HERDER_UP, m.HERDER_START, m.SOURCE_RECORD_COUNT, m.SOURCE_LATENCY_AVG),
     CHECKPOINT: (m.HERDER_UP, m.CHECKPOINT_LATENCY, m.CHECKPOINT_LATENCY_AVG, m.CHECKPOINT_LATENCY_MAX,
                  m.SOURCE_RECORD_COUNT, m.TASK_STATUS),
-    TASKS: (m.HERDER_UP, m.CONNECTOR_STATUS, m.TASK_STATUS),
+    TASKS: (m.HERDER_UP, m.CONNECTOR_STATUS, m.TASK_STATUS, m.SOURCE_LATENCY_AVG),
 }
 # Every alert asks for the same families, so one scrape (cached a few seconds) serves them all.
 ALL_FAMILIES = tuple(sorted(set(f for fams in FAMILIES.values() for f in fams)))
@@ -265,7 +265,7 @@ def _execute(kind, token_map, parameters, host_name, now):
     elif kind == LAG:
         result = ev.evaluate_lag(snap, flows or [], expected_names, thresholds)
     elif kind == TASKS:
-        result = ev.evaluate_tasks(snap, flows or [], thresholds)
+        result = _tasks(snap, token_map, parameters, endpoint, host, flows or [], flows_here, thresholds, deadline)
     elif kind == HEARTBEAT:
         result = _heartbeats(snap, token_map, parameters, endpoint, host, flows, targets, now, thresholds,
                              deadline)
@@ -306,6 +306,27 @@ def _process_result(snap, fetched, thresholds, proc, host):
     if duration is not None:
         line += "; JMX scrape took %s s" % ev.fmt_number(duration)
     return ev.Result(state, [line])
+
+
+def _tasks(snap, token_map, parameters, endpoint, host, flows, flows_here, thresholds, deadline):
+    """This host's connectors and tasks; the other driver hosts are read only when a flow served
+    here shows no replication task on this host (so a flow replicated nowhere is CRITICAL)."""
+    local = ev.evaluate_tasks(snap, flows, thresholds)
+    views = [(host, ev.task_evidence(snap, flows))]
+    if not flows_here or all(f.name in views[0][1][0] for f in flows_here):
+        return local
+    all_hosts = cfg.driver_hosts(token_map)
+    peers = [h for h in all_hosts if h.lower() != host.lower()]
+    errors = {}
+    if peers:
+        got = _fetch_peers(endpoint, peers, parameters, deadline)
+        for peer in sorted(got):
+            res = got[peer]
+            if not res.ok:
+                errors[peer] = res.error
+                continue
+            views.append((peer, ev.task_evidence(m.Snapshot(res.text, FAMILIES[TASKS], res.at, res.url), flows)))
+    return ev.evaluate_task_placement(local, flows_here, views, errors, bool(all_hosts), thresholds)
 
 
 def _heartbeats(snap, token_map, parameters, endpoint, host, flows, targets, now, thresholds, deadline):
