@@ -77,7 +77,7 @@ def test_aggregation_without_lag_has_no_heartbeats_note(metrics_server, run_aler
                                               flows=[emea, apac])))
     state, text = run_alert("lag", server.port, clusters={"topology.mode": "advanced"})
     assert state == "OK"
-    assert "heartbeats" not in text and "attribute" not in text and "several flows" not in text
+    assert "attribute" not in text and "several flows" not in text and "shared" not in text
     assert text.count("3 partitions here, 0 records behind") == 2
 
 

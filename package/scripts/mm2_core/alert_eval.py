@@ -449,7 +449,7 @@ def evaluate_lag(snap, flows, expected_names, thresholds):
         lines = ["%s: no partition of this flow is replicated by this host" % n for n in sorted(expected_names)]
         return Result(OK, lines or ["No replication flow runs on this host"])
     per = {}
-    for (name, topic, partition), lag in lags.by_key.items():
+    for (name, topic, partition), lag in sorted(lags.by_key.items()):   # ties: the same text on every line
         entry = per.get(name)
         if entry is None:
             entry = per[name] = [0, 0.0, -1.0, None]
