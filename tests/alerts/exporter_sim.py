@@ -12,8 +12,9 @@ serve for the mpack's rules (package/files/jmx_exporter_mm2.yaml), for a given K
   wins, $n substitution (unmatched groups empty), empty labels dropped, string values only
   with a rule 'value', toSafeName, lowercaseOutputName.
 - Output in the text format as exporter 1.x writes it (families and labels sorted, Java
-  Double.toString values) or as 0.x writes it (rule label order, first-seen family order, a
-  comma after every label as simpleclient's TextFormat.write004 writes it).
+  Double.toString values) or as 0.x writes it (labels sorted too, first-seen family order, a
+  comma after every label as simpleclient's TextFormat.write004 writes it). tests/alerts_real
+  compares these layouts with what the real agents 1.0.1 and 0.20.0 serve.
 """
 import math
 import os
@@ -223,8 +224,7 @@ class Exporter(object):
         families = OrderedDict()
         for name, help_text, labels, value in samples:
             fam = families.setdefault(name, {"help": help_text, "samples": OrderedDict()})
-            if style == "1.x":
-                labels = sorted(labels)
+            labels = sorted(labels)   # both agents sort label names (checked against 0.20.0 and 1.0.1)
             key = tuple(labels)
             fam["samples"][key] = value   # same name + labels: the exporter keeps one
         names = sorted(families) if style == "1.x" else list(families)
