@@ -53,14 +53,14 @@ def test_one_deadline_bounds_the_whole_read(peer, script):
         assert fetched.error == "the answer is larger than 256 MB"
     else:
         assert (fetched.kind, fetched.error) == (alert_fetch.TIMEOUT, "timed out")
-    assert took < 2.5
+    assert took < 4.0
 
 
 def test_drip_inside_headers_is_bounded_too(peer):
     p = peer(drip(b"", interval=0.2))   # only headers, dripped
     fetched, took = _timed(alert_fetch.fetch, _url(p), timeout=0.8)
     assert fetched.kind == alert_fetch.TIMEOUT
-    assert took < 2.5
+    assert took < 4.0
 
 
 def test_six_alerts_on_a_dripping_endpoint_all_end_within_the_deadline(peer, tmpdir):
@@ -85,7 +85,7 @@ def test_six_alerts_on_a_dripping_endpoint_all_end_within_the_deadline(peer, tmp
     for kind, (state, text, took) in results.items():
         assert state == "UNKNOWN", (kind, text)
         assert "timed out" in text
-        assert took < 3.0, (kind, took)
+        assert took < 5.0, (kind, took)   # the drip alone lasts minutes
     assert p.connections == 1   # one shared scrape, no second attempt by the waiters
 
 
