@@ -102,8 +102,9 @@ def parse_labels(text):
     """'a="1",b="x\\"y"' -> {'a': '1', 'b': 'x"y'}; raises ValueError on malformed text."""
     if not text:
         return {}
-    if "\\" not in text and '", ' not in text:
-        # fast path (what exporters write): no escapes, so '",' can only end a value
+    if _plain(text):
+        # fast path (what exporters write): without escapes every '"' is a delimiter, so '",'
+        # ends a value unless the quote opens one that starts with a comma ('=",')
         body = text.rstrip(",")
         if body.endswith('"'):
             try:
@@ -160,7 +161,7 @@ def fields(samples, keys):
     layout = None      # (number of parts, ((index, prefix, prefix length), ...))
     nkeys = len(keys)
     for text, value in samples:
-        if layout is not None and text.endswith('"') and "\\" not in text:
+        if layout is not None and text.endswith('"') and "\\" not in text and '=",' not in text:
             parts = text[:-1].split('",')
             if len(parts) == layout[0]:
                 vals = []
@@ -180,8 +181,14 @@ def fields(samples, keys):
     return out
 
 
+def _plain(text):
+    """Label text the split on '",' reads correctly: no escapes, no value starting with a comma,
+    no ', ' separators."""
+    return "\\" not in text and '=",' not in text and '", ' not in text
+
+
 def _layout(text, keys):
-    if not text.endswith('"') or "\\" in text or '", ' in text:
+    if not text.endswith('"') or not _plain(text):
         return None
     names = [part.split('="', 1)[0] for part in text[:-1].split('",')]
     spec = []
