@@ -10,7 +10,7 @@ import time
 import pytest
 
 from bad_peers import BadPeer, drip, endless, fixed, head, stall
-from conftest import render
+from conftest import render, token_map
 from mm2_core import alert_fetch, alert_runner
 from mm2_sim import Flow, MM2Process, partitions
 
@@ -67,7 +67,6 @@ def test_six_alerts_on_a_dripping_endpoint_all_end_within_the_deadline(peer, tmp
     """What the agent does: six alerts scheduled together on one dripping exporter. They share one
     scrape and nobody starts a second one while waiting for it."""
     p = peer(drip(BODY, interval=0.05))
-    from conftest import token_map
     results = {}
 
     def run(kind):
