@@ -741,11 +741,16 @@ def evaluate_heartbeats(flows_here, views, herder_map, errors, now, state, thres
             if since is None:
                 since = prev.get("missing_since", now)
             st = {"missing_since": prev.get("missing_since", now)}
-            if prev.get("advanced_at") is not None:
-                st["advanced_at"] = prev["advanced_at"]
+            for kept in ("advanced_at", "host"):
+                if prev.get(kept) is not None:
+                    st[kept] = prev[kept]
             if herder is None:
                 gap = _INF
                 why = "no driver host runs the %s herder (check the tasks and process alerts)" % flow.name
+            elif prev.get("advanced_at") is not None or prev.get("host"):
+                gap = max(0.0, now - since)
+                why = ("heartbeats were seen before (%s), but no driver host replicates %s into %s any more"
+                       % ("last on %s" % prev["host"] if prev.get("host") else "earlier run", topic, flow.target))
             else:
                 gap = max(0.0, now - since)
                 why = "no heartbeat ever: no driver host replicates %s into %s" % (topic, flow.target)

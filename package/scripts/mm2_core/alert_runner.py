@@ -50,7 +50,10 @@ FAMILIES = {
     TASKS: (m.HERDER_UP, m.CONNECTOR_STATUS, m.TASK_STATUS, m.SOURCE_LATENCY_AVG),
 }
 # Every alert asks for the same families, so one scrape (cached a few seconds) serves them all.
-ALL_FAMILIES = tuple(sorted(set(f for fams in FAMILIES.values() for f in fams)))
+# The exporter's own scrape series are always asked for: they mark a complete scrape, and exporter
+# 0.x runs the JMX collector for a name[] filter only when it names one of them.
+ALL_FAMILIES = tuple(sorted(set(f for fams in FAMILIES.values() for f in fams)
+                            | set([m.SCRAPE_ERROR, m.SCRAPE_DURATION])))
 
 MAX_TEXT = 8000
 _ENV = names.ENV
