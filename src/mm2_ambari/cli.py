@@ -12,6 +12,7 @@ EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 SUBCOMMAND_MODULES = (
     "mm2_ambari.render_cmd",
     "mm2_ambari.rest_cmds",
+    "mm2_ambari.validate_cmd",
 )
 
 
