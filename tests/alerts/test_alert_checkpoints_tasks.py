@@ -288,3 +288,16 @@ def test_flow_without_tasks_anywhere_while_others_run_is_critical(metrics_server
     assert "A->B: no driver host runs a replication task of this flow (hosts read: 127.0.0.1, 127.0.0.2), " \
            "although A has heartbeats to replicate" in text
     assert "B->A: no driver host" not in text
+
+
+def test_nothing_assigned_right_after_the_start_is_a_warning(metrics_server, run_alert):
+    now = 1800000000.0
+    process = _revoked()
+    process.herder_start = {"A->B": (now - 30) * 1000, "B->A": (now - 30) * 1000}
+    server = metrics_server(render(process))
+    state, text = run_alert("tasks", server.port, hosts=["127.0.0.1"], now=now)
+    assert state == "WARNING"
+    assert text.startswith("No driver host runs any MirrorMaker 2 connector or task")
+    assert "MirrorMaker 2 started 30 s ago here: CRITICAL only after 120 s" in text
+    state, _ = run_alert("tasks", server.port, hosts=["127.0.0.1"], now=now + 150)
+    assert state == "CRITICAL"

@@ -592,7 +592,10 @@ def task_evidence(snap, flows):
     return names, running, pairs
 
 
-def evaluate_task_placement(local, expected, views, errors, hosts_known, thresholds):
+TASKS_STARTUP_GRACE = 120.0   # s after a herder starts: Connect is still assigning connectors and tasks
+
+
+def evaluate_task_placement(local, expected, views, errors, hosts_known, thresholds, started_ago=None):
     """Lines for the flows whose tasks run on no driver host read.
 
     local: Result of evaluate_tasks on this host; expected: FlowSpecs that must replicate;
@@ -642,6 +645,11 @@ def evaluate_task_placement(local, expected, views, errors, hosts_known, thresho
             else:
                 lines.append("%s: no driver host replicates a partition of this flow (hosts read: %s); it may have "
                              "no topic matching topics/topics.exclude" % (flow.name, read))
+    if started_ago is not None and started_ago < TASKS_STARTUP_GRACE and CRITICAL in states:
+        # right after a start Connect has not assigned anything yet: not a fault before the grace ends
+        states = [WARNING if x == CRITICAL else x for x in states]
+        lines.append("MirrorMaker 2 started %s s ago here: CRITICAL only after %s s, while Connect assigns "
+                     "connectors and tasks" % (fmt_number(started_ago), fmt_number(TASKS_STARTUP_GRACE)))
     if lines and lines[0].startswith("No driver host"):
         return Result(worst(states), lines + local.lines)
     return Result(worst(states), local.lines + lines)

@@ -47,7 +47,7 @@ FAMILIES = {
     HEARTBEAT: (m.HERDER_UP, m.HERDER_START, m.SOURCE_RECORD_COUNT, m.SOURCE_LATENCY_AVG),
     CHECKPOINT: (m.HERDER_UP, m.CHECKPOINT_LATENCY, m.CHECKPOINT_LATENCY_AVG, m.CHECKPOINT_LATENCY_MAX,
                  m.SOURCE_RECORD_COUNT, m.TASK_STATUS),
-    TASKS: (m.HERDER_UP, m.CONNECTOR_STATUS, m.TASK_STATUS, m.SOURCE_LATENCY_AVG),
+    TASKS: (m.HERDER_UP, m.HERDER_START, m.CONNECTOR_STATUS, m.TASK_STATUS, m.SOURCE_LATENCY_AVG),
 }
 # Every alert asks for the same families, so one scrape (cached a few seconds) serves them all.
 # The exporter's own scrape series are always asked for: they mark a complete scrape, and exporter
@@ -268,7 +268,8 @@ def _execute(kind, token_map, parameters, host_name, now):
     elif kind == LAG:
         result = ev.evaluate_lag(snap, flows or [], expected_names, thresholds)
     elif kind == TASKS:
-        result = _tasks(snap, token_map, parameters, endpoint, host, flows or [], flows_here, thresholds, deadline)
+        result = _tasks(snap, token_map, parameters, endpoint, host, flows or [], flows_here, now, thresholds,
+                        deadline)
     elif kind == HEARTBEAT:
         result = _heartbeats(snap, token_map, parameters, endpoint, host, flows, targets, now, thresholds,
                              deadline)
@@ -311,7 +312,7 @@ def _process_result(snap, fetched, thresholds, proc, host):
     return ev.Result(state, [line])
 
 
-def _tasks(snap, token_map, parameters, endpoint, host, flows, flows_here, thresholds, deadline):
+def _tasks(snap, token_map, parameters, endpoint, host, flows, flows_here, now, thresholds, deadline):
     """This host's connectors and tasks; the other driver hosts are read only when a flow served
     here shows no replication task on this host (so a flow replicated nowhere is CRITICAL)."""
     local = ev.evaluate_tasks(snap, flows, thresholds)
@@ -329,7 +330,9 @@ def _tasks(snap, token_map, parameters, endpoint, host, flows, flows_here, thres
                 errors[peer] = res.error
                 continue
             views.append((peer, ev.task_evidence(m.Snapshot(res.text, FAMILIES[TASKS], res.at, res.url), flows)))
-    return ev.evaluate_task_placement(local, flows_here, views, errors, bool(all_hosts), thresholds)
+    starts = [h["start_ms"] for h in ev.herders(snap).values() if h.get("start_ms")]
+    started_ago = (now - max(starts) / 1000.0) if starts else None
+    return ev.evaluate_task_placement(local, flows_here, views, errors, bool(all_hosts), thresholds, started_ago)
 
 
 def _heartbeats(snap, token_map, parameters, endpoint, host, flows, targets, now, thresholds, deadline):
