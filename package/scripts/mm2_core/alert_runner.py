@@ -150,9 +150,9 @@ def diagnose(fetched, endpoint, configs, proc):
     url = fetched.url.split("?")[0]
     text = "Cannot read MirrorMaker 2 metrics from %s: %s" % (url, fetched.error)
     if fetched.kind == fetcher.TIMEOUT:
-        return text + (" ('%s' in the alert definition bounds the whole run: connecting, the answer and the "
-                       "wait on the scrape the other MM2 alerts share; a very large MM2 can need more: raise '%s' in the "
-                       "alert definition)" % (P_TIMEOUT, P_TIMEOUT))
+        return text + (" (bounded by the alert's connection timeout; a very large MM2 can need more: raise '%s' in "
+                       "the alert definition. It bounds the whole run: connecting, the answer and the wait on the "
+                       "scrape the other MM2 alerts share)" % P_TIMEOUT)
     if fetched.kind == fetcher.INCOMPLETE:
         return text + (". An incomplete scrape is not used: a cut-off answer would hide what it lost (check the "
                        "network path and %s/mirrormaker.out for exporter errors)" % _env(configs, "mm2_log_dir"))
