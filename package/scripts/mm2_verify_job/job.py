@@ -55,9 +55,14 @@ FAIL_CHOICES = ("missing", "order", "pending", "duplicates", "extra")
 DEFAULT_FAIL_ON = ("missing", "order")
 POLICIES = ("prefixed", "identity")
 
-# Never verified: MM2's internal topics (DefaultReplicationPolicy.isInternalTopic) and
-# heartbeats, which are compacted and rewritten on both sides.
+# Never verified: MM2's internal topics (DefaultReplicationPolicy.isInternalTopic: Kafka's and
+# Connect's internals, mm2-*.internal) and heartbeats, which are compacted and rewritten on both
+# sides (MM2 replicates heartbeats whatever its topic filter says).
 ALWAYS_EXCLUDED = (r".*[.\-]internal", r"__.*", r"\..*", r"heartbeats")
+
+# MM2's own default topics.exclude (MirrorSourceConfig / DefaultTopicFilter), applied when the
+# command line gives no --topics-exclude, exactly as MM2 applies it when the property is unset.
+MM2_DEFAULT_TOPICS_EXCLUDE = r".*[\-\.]internal, .*\.replica, __.*"
 
 # Kafka consumer settings Spark's Kafka source sets itself and refuses from users.
 SPARK_MANAGED_KAFKA_KEYS = ("group.id", "auto.offset.reset", "key.deserializer",
@@ -167,10 +172,15 @@ def split_patterns(text):
 
 
 def source_excludes(excludes, target_alias, policy, separator):
-    """User excludes + MM2 internals + what MM2 never replicates A->B (cycles back into B)."""
-    result = list(excludes) + list(ALWAYS_EXCLUDED) + [r".*" + java_quote(separator) + "heartbeats"]
+    """User excludes + MM2 internals + what MM2 never replicates A->B.
+
+    MirrorSourceConnector.isCycle: under the prefixed policy a topic whose chain of source
+    aliases (every prefix segment) contains the target alias would flow back into the target.
+    """
+    sep = java_quote(separator)
+    result = list(excludes) + list(ALWAYS_EXCLUDED) + [r".*" + sep + "heartbeats", r"mm2.*" + sep + "internal"]
     if policy == "prefixed":
-        result.append(java_quote(target_alias + separator) + ".*")
+        result.append("(?:.*" + sep + ")?" + java_quote(target_alias) + sep + ".*")
     return result
 
 
@@ -180,15 +190,26 @@ def java_quote(text):
 
 
 def java_topic_pattern(includes, excludes, prefix=""):
-    """One Java regex for Spark's subscribePattern (Spark full-matches topic names)."""
+    """One Java regex for Spark's subscribePattern.
+
+    Spark's Kafka source keeps a topic when `topicRegex.findFirstIn(topic)` finds the pattern
+    anywhere in the name (a substring search), while MM2 matches whole names: the pattern is
+    anchored at both ends (^ and \\z), so both select the same topics.
+    """
     include = "|".join("(?:%s)" % p for p in includes) or ".*"
     exclude = "|".join("(?:%s)" % p for p in excludes)
-    body = ("(?!(?:%s)$)" % exclude if exclude else "") + "(?:%s)" % include
-    return java_quote(prefix) + body
+    body = ("(?!(?:%s)\\z)" % exclude if exclude else "") + "(?:%s)\\z" % include
+    return "^" + java_quote(prefix) + body
+
+
+def spark_subscribes(pattern, topic):
+    """What Spark's Kafka source does with a subscribePattern: a substring search (findFirstIn)."""
+    return re.search(pattern.replace("\\z", "\\Z"), topic) is not None
 
 
 def topic_matcher(includes, excludes):
-    """Python predicate with the same full-match semantics as the Java pattern."""
+    """MM2's topic filter: a topic is replicated when one include matches its whole name and no
+    exclude does (DefaultTopicFilter joins each list with | and calls matches())."""
     inc = [re.compile("(?:%s)\\Z" % p) for p in (includes or [".*"])]
     exc = [re.compile("(?:%s)\\Z" % p) for p in excludes]
 
@@ -292,7 +313,8 @@ def normalize_spec(raw, now_ms):
         "policy": policy,
         "separator": separator,
         "topics": split_patterns(raw.get("topics")) or [".*"],
-        "topics_exclude": split_patterns(raw.get("topics_exclude")),
+        "topics_exclude": split_patterns(MM2_DEFAULT_TOPICS_EXCLUDE if raw.get("topics_exclude") is None
+                                         else raw.get("topics_exclude")),
         "source": _input_spec("source", raw.get("source")),
         "target": _input_spec("target", raw.get("target")),
         "mode": mode,
@@ -399,21 +421,110 @@ def build_session(master=None, app_name="mm2-verify", shuffle_partitions=None):
     return session
 
 
+CORRUPT_COLUMN = "_mm2_verify_unparsed"
+
+
 def read_dump(spark, spec, where):
+    """The dump as a frame in Spark's Kafka schema; timestamps of a JSON dump as epoch ms.
+
+    JSON Lines may carry the timestamp as ISO-8601 text (what Spark writes) or as a number of
+    epoch milliseconds (what most dump tools write); Spark's own JSON reader would take a number
+    for seconds, so the column is read as text and converted here.
+    """
+    F = _functions()
     reader = spark.read
     try:
         if spec["kind"] == "json":
-            frame = reader.schema(kafka_schema()).option("mode", "FAILFAST").json(spec["path"])
+            from pyspark.sql import types as T
+            fields = [T.StructField(f.name, T.StringType()) if f.name == "timestamp" else f
+                      for f in kafka_schema().fields]
+            schema = T.StructType(fields + [T.StructField(CORRUPT_COLUMN, T.StringType())])
+            frame = reader.schema(schema).option("mode", "PERMISSIVE").option(
+                "columnNameOfCorruptRecord", CORRUPT_COLUMN).json(spec["path"])
+            frame = frame.withColumn("timestamp", json_timestamp_ms(F, spark, F.col("timestamp")))
         else:
             frame = reader.parquet(spec["path"])
     except Exception as exc:  # AnalysisException: path missing, not parquet, ...
         raise BadInput("%s dump %s cannot be read as %s: %s" % (where, spec["path"], spec["kind"],
-                                                                 _first_line(exc)))
-    problems = schema_problems([(f.name, f.dataType.simpleString()) for f in frame.schema.fields],
-                               "%s dump %s" % (where, spec["path"]))
+                                                                 java_reason(exc)))
+    problems = schema_problems([(f.name, f.dataType.simpleString()) for f in frame.schema.fields
+                                if f.name != CORRUPT_COLUMN], "%s dump %s" % (where, spec["path"]))
     if problems:
         raise BadInput("; ".join(problems) + " (dumps use the columns of Spark's Kafka source)")
+    check_readable(frame, spec, where)
     return frame
+
+
+def json_timestamp_ms(F, spark, text):
+    """Epoch ms from a JSON timestamp: digits are epoch milliseconds, anything else ISO-8601
+    (UTC unless it names an offset); null when it is neither (reported as unreadable)."""
+    if spark_version_tuple(spark.version) >= (3, 5):
+        parsed = F.expr("try_to_timestamp(`timestamp`)")  # null, not an error, under ANSI mode
+    else:
+        parsed = F.to_timestamp(text)
+    iso_ms = F.round(parsed.cast("double") * 1000).cast("long")
+    return F.when(text.rlike("^-?[0-9]{1,18}$"), text.cast("long")).otherwise(iso_ms)
+
+
+UNREADABLE_SHOWN = 3
+
+
+def check_readable(frame, spec, where):
+    """Exit 2 naming the file and the record when a dump has records the job cannot use:
+    a line that is not JSON, or a record without topic, partition, offset or timestamp."""
+    F = _functions()
+    names = set(f.name for f in frame.schema.fields)
+    required = ("topic", "partition", "offset", "timestamp")
+    bad = F.lit(False)
+    for name in required:
+        bad = bad | F.col(name).isNull()
+    if CORRUPT_COLUMN in names:
+        bad = bad | F.col(CORRUPT_COLUMN).isNotNull()
+    record = F.col(CORRUPT_COLUMN) if CORRUPT_COLUMN in names else F.lit(None).cast("string")
+    try:
+        rows = frame.where(bad).select(F.input_file_name().alias("file"), record.alias("text"),
+                                       *required).limit(UNREADABLE_SHOWN).collect()
+    except Exception as exc:  # a corrupt Parquet file fails here, when its pages are read
+        raise BadInput("%s dump %s cannot be read as %s: %s" % (where, spec["path"], spec["kind"],
+                                                                 java_reason(exc)))
+    if not rows:
+        return
+    described = []
+    for row in rows:
+        if row["text"] is not None:
+            what = "not a JSON record: %s" % _clip(row["text"])
+        else:
+            empty = [n for n in required if row[n] is None]
+            what = "record topic=%s partition=%s offset=%s has no %s%s" % (
+                row["topic"], row["partition"], row["offset"], "/".join(empty),
+                " (use epoch milliseconds or ISO-8601 like 2024-05-01T10:00:00.000Z)" if "timestamp" in empty else "")
+        described.append("%s: %s" % (row["file"], what))
+    raise BadInput("%s dump %s has unreadable records (fix or remove them):\n  %s"
+                   % (where, spec["path"], "\n  ".join(described)))
+
+
+def _clip(text, limit=120):
+    text = text.strip()
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+_JAVA_REASONS = re.compile(r"(is not a Parquet file[^\n]*|Could not read footer[^\n]*|CANNOT_READ_FILE_FOOTER[^\n]*|"
+                           r"FAILED_READ_FILE[^\n]*|PATH_NOT_FOUND[^\n]*|Path does not exist[^\n]*|"
+                           r"UNABLE_TO_INFER_SCHEMA[^\n]*|Unable to infer schema[^\n]*)")
+
+
+def java_reason(exc):
+    """The sentence of a Spark/py4j error that says what is wrong (and names the file), not
+    py4j's "An error occurred while calling o30.parquet"."""
+    text = str(exc)
+    found = _JAVA_REASONS.findall(text)
+    if found:
+        return "; ".join(sorted(set(f.strip() for f in found), key=found.index))[:600]
+    lines = [l.strip() for l in text.strip().splitlines() if l.strip()]
+    for line in lines:
+        if not line.startswith(("An error occurred while calling", "at ", "py4j")):
+            return line[:600]
+    return _first_line(exc)
 
 
 def read_kafka(spark, options, where):
@@ -565,6 +676,9 @@ def select_target(spark, spec, source_topics, span):
         frame = read_kafka(spark, options, "target")
     else:
         frame = read_dump(spark, tgt, "target")
+        if span:  # one cheap distinct over the topic column
+            present = sorted(r[0] for r in frame.select("topic").distinct().collect() if r[0] is not None)
+            check_target_topics(spec, sorted(set(t for t, _ in span)), present)
     if source_topics is not None:
         mirrored = [remote_topic(spec["source_alias"], t, spec["policy"], spec["separator"]) for t in source_topics]
         frame = frame.where(F.col("topic").isin(mirrored))
@@ -603,15 +717,18 @@ def flag_target_range(spark, spec, target, span):
     """
     F = _functions()
     if spec["mode"] == "time":
-        return target.withColumn("in_range", _time_condition(F, spec))
-    if "timestamp" not in spec["match_on"]:
-        return target.withColumn("in_range", F.lit(True))  # e.g. LogAppendTime on the target
+        return target.withColumn("in_range", _time_condition(F, spec)).withColumn("edge", F.lit(False))
+    if "timestamp" not in spec["match_on"]:  # e.g. LogAppendTime on the target
+        return target.withColumn("in_range", F.lit(True)).withColumn("edge", F.lit(False))
     from pyspark.sql import types as T
     schema = T.StructType([T.StructField("topic", T.StringType()), T.StructField("partition", T.IntegerType()),
                            T.StructField("lo", T.LongType()), T.StructField("hi", T.LongType())])
     bounds = spark.createDataFrame([(t, p, s["min_ts"], s["max_ts"]) for (t, p), s in sorted(span.items())], schema)
+    # On the span's first and last millisecond the target also holds copies of source records
+    # just outside the offset range: unmatched ones there are outside the range, not "extra".
     return target.join(F.broadcast(bounds), ["topic", "partition"], "left").withColumn(
-        "in_range", F.coalesce((F.col("ts_ms") >= F.col("lo")) & (F.col("ts_ms") <= F.col("hi")), F.lit(False)))
+        "in_range", F.coalesce((F.col("ts_ms") >= F.col("lo")) & (F.col("ts_ms") <= F.col("hi")), F.lit(False))
+    ).withColumn("edge", F.coalesce((F.col("ts_ms") == F.col("lo")) | (F.col("ts_ms") == F.col("hi")), F.lit(False)))
 
 
 def tail_flag(spark, spec, source, span, tail_end_ms):
@@ -648,12 +765,14 @@ def shuffle_partitions(spark, span):
 
 def partition_stats(source, target, partitions=None):
     """One row per (topic, partition) with every count.  The only wide dependency on the
-    records is one shuffle by (topic, partition, key hash): the content aggregation and the
-    per-key order window both run on it; only per-partition rows reach the driver."""
+    records is one shuffle by (topic, partition, key hash): the content aggregation, the
+    per-key order window and the partition's replicated range all run on it (Spark reuses the
+    exchange for the small per-partition side); only per-partition rows reach the driver."""
     from pyspark.sql import Window
     F = _functions()
-    columns = ["topic", "partition", "kh", "fp1", "fp2", "offset", "tail", "in_range", "is_src"]
-    both = source.withColumn("is_src", F.lit(1)).withColumn("in_range", F.lit(True)).select(*columns).unionByName(
+    columns = ["topic", "partition", "kh", "fp1", "fp2", "offset", "tail", "in_range", "edge", "is_src"]
+    both = source.withColumn("is_src", F.lit(1)).withColumn("in_range", F.lit(True)).withColumn(
+        "edge", F.lit(False)).select(*columns).unionByName(
         target.withColumn("tail", F.lit(False)).withColumn("is_src", F.lit(0)).select(*columns))
     is_src = F.col("is_src") == 1
     is_tgt = (F.col("is_src") == 0) & F.col("in_range")
@@ -662,27 +781,46 @@ def partition_stats(source, target, partitions=None):
     groups = spread.groupBy("topic", "partition", "kh", "fp1", "fp2").agg(
         F.sum("is_src").alias("s"),
         F.sum(F.when(is_tgt, 1).otherwise(0)).alias("t"),
-        F.sum(F.when(~is_src & ~F.col("in_range"), 1).otherwise(0)).alias("t_out"),
+        F.sum(F.when(~is_src & ~F.col("in_range"), 1).otherwise(0)).alias("t_out_seen"),
+        F.sum(F.when(is_tgt & F.col("edge"), 1).otherwise(0)).alias("t_edge"),
         F.sum(F.when(is_src & F.col("tail"), 1).otherwise(0)).alias("s_tail"),
         F.min(F.when(is_src, F.col("offset"))).alias("s_first"),
+        F.max(F.when(is_src, F.col("offset"))).alias("s_last"),
         F.min(F.when(is_tgt, F.col("offset"))).alias("t_first"),
         F.max(F.when(is_tgt, F.col("offset"))).alias("t_last"))
+    # Unmatched target records on the range's edge milliseconds lie outside the range.
+    foreign_edge = F.when(F.col("s") == 0, F.col("t_edge")).otherwise(0)
+    groups = groups.withColumn("t", F.col("t") - foreign_edge).withColumn("t_out", F.col("t_out_seen") + foreign_edge)
     s, t = F.col("s"), F.col("t")
+    # The last source offset of the partition already on the target.  MM2 copies a partition
+    # in order, so an unmatched record before it is lost, not in flight.  (A content repeated
+    # in the source and only partly copied counts from its first copy: never later than true.)
+    groups = groups.withColumn("matched_last", F.when((s > 0) & (t >= s), F.col("s_last")).when(
+        (s > 0) & (t > 0), F.col("s_first")))
+    replicated = groups.groupBy("topic", "partition").agg(F.max("matched_last").alias("replicated_to"))
+    groups = groups.join(F.broadcast(replicated), ["topic", "partition"], "left")
     deficit = F.greatest(s - t, F.lit(0))
-    # The unmatched copies are the last `deficit` in source order; the tail is a suffix of it.
-    pending = F.least(deficit, F.col("s_tail"))
+    # The unmatched copies are the last `deficit` in source order: in flight only when they lie
+    # after the replicated range and inside the pending window (a suffix of the partition).
+    beyond = F.col("replicated_to").isNull() | (F.col("s_last") > F.col("replicated_to"))
+    pending = F.when(beyond, F.least(deficit, F.col("s_tail"))).otherwise(0)
     matched = (s > 0) & (t > 0)
     earlier = Window.partitionBy("topic", "partition", "kh").orderBy("s_first").rowsBetween(
         Window.unboundedPreceding, -1)
     overtaken = matched & (F.col("t_first") < F.max(F.when(matched, F.col("t_first"))).over(earlier))
+    # A dump written twice holds the same offset twice: the same content with fewer distinct
+    # offsets than copies (pigeonhole on min/max, exact for the usual two copies).
+    repeated = lambda n, lo, hi: (n >= 2) & ((F.col(hi) - F.col(lo) + 1) < n)  # noqa: E731
     per_group = groups.select(
-        "topic", "partition", "kh", "s", "t", "t_out", "t_first", "t_last",
+        "topic", "partition", "kh", "s", "t", "t_out", "t_first", "t_last", "replicated_to",
         F.least(s, t).alias("matched"),
         (deficit - pending).alias("missing"),
         pending.alias("pending"),
         F.when(s > 0, F.greatest(t - s, F.lit(0))).otherwise(0).alias("duplicates"),
         F.when(s == 0, t).otherwise(0).alias("extra"),
-        F.coalesce(overtaken, F.lit(False)).alias("overtaken"))
+        F.coalesce(overtaken, F.lit(False)).alias("overtaken"),
+        F.when(repeated(s, "s_first", "s_last"), F.col("s_first")).alias("src_repeat"),
+        F.when(repeated(t, "t_first", "t_last"), F.col("t_first")).alias("tgt_repeat"))
     return per_group.groupBy("topic", "partition").agg(
         F.sum("s").alias("source_records"),
         F.sum("t").alias("target_records"),
@@ -695,7 +833,10 @@ def partition_stats(source, target, partitions=None):
         F.sum(F.col("overtaken").cast("long")).alias("order_violations"),
         F.countDistinct(F.when(F.col("overtaken"), F.col("kh"))).alias("keys_out_of_order"),
         F.min("t_first").alias("target_min_offset"),
-        F.max("t_last").alias("target_max_offset"))
+        F.max("t_last").alias("target_max_offset"),
+        F.max("replicated_to").alias("replicated_to"),
+        F.min("src_repeat").alias("source_repeated_offset"),
+        F.min("tgt_repeat").alias("target_repeated_offset"))
 
 
 def verify_flow(spark, spec):
@@ -720,6 +861,7 @@ def verify_flow(spark, spec):
             raise BadInput("nothing to verify: no source records of topics %s (excluding %s) in the range "
                            "for flow %s; check --topics and the range, or pass --allow-empty"
                            % (",".join(spec["topics"]), ",".join(spec["topics_exclude"]) or "-", spec["flow"]))
+        check_span_offsets(spec, span)
         if not span and spec["mode"] != "time":
             # Nothing to compare against: the range has no source records and no time bounds,
             # so reading the target would only count records outside it.
@@ -738,8 +880,86 @@ def verify_flow(spark, spec):
     finally:
         for frame in cached:
             frame.unpersist()
+    check_repeated_offsets(spec, rows)
+    if spec["target"]["kind"] == "kafka" and span and not any(
+            (r["target_records"] or r["target_outside_range"]) for r in rows):
+        check_target_topics(spec, sorted(set(t for t, _ in span)), kafka_topic_names(spark, spec["target"]))
     partitions = merge_partitions(spec, span, rows)
     return flow_report(spec, partitions, tail_end_ms, time.time() - started)
+
+
+def check_span_offsets(spec, span):
+    """More records than distinct offsets in a source partition: the dump holds some twice."""
+    for (topic, partition), stats in sorted(span.items()):
+        if stats["records"] > stats["max_offset"] - stats["min_offset"] + 1:
+            raise BadInput(
+                "source: %s[%d] has %d records for the %d offsets %d..%d: the same offsets are in the input "
+                "more than once (a dump directory written twice?). Keep one copy of each record."
+                % (topic, partition, stats["records"], stats["max_offset"] - stats["min_offset"] + 1,
+                   stats["min_offset"], stats["max_offset"]))
+
+
+def check_repeated_offsets(spec, rows):
+    """The same record at the same offset twice, on either side: the input repeats itself."""
+    for row in rows:
+        for side, column in (("source", "source_repeated_offset"), ("target", "target_repeated_offset")):
+            offset = row[column]
+            if offset is not None:
+                topic = row["topic"] if side == "source" else remote_topic(
+                    spec["source_alias"], row["topic"], spec["policy"], spec["separator"])
+                raise BadInput(
+                    "%s: offset %d of %s[%d] is in the input more than once (a dump directory written "
+                    "twice?). Keep one copy of each record." % (side, offset, topic, row["partition"]))
+
+
+def kafka_topic_names(spark, input_spec):
+    """The topic names of a Kafka cluster through the Kafka client on the driver (None when
+    the client is not reachable from Python): only used to explain an empty target."""
+    try:
+        jvm = spark.sparkContext._jvm
+        props = jvm.java.util.Properties()
+        for key, value in input_spec["options"].items():
+            props.setProperty(key, value)
+        props.setProperty("request.timeout.ms", "15000")
+        props.setProperty("default.api.timeout.ms", "20000")
+        admin = jvm.org.apache.kafka.clients.admin.Admin.create(props)
+        try:
+            return sorted(str(t) for t in admin.listTopics().names().get())
+        finally:
+            admin.close()
+    except Exception:
+        return None
+
+
+def check_target_topics(spec, source_topics, present):
+    """Exit 2 when the target has none of the mirrored topics the flow should have made:
+    a wrong alias, swapped inputs or a wrong policy, not a total loss.  Names what it looked
+    for, what is there, and the likely fix."""
+    expected = [remote_topic(spec["source_alias"], t, spec["policy"], spec["separator"]) for t in source_topics]
+    if present is not None and set(expected) & set(present):
+        return
+    if present is None:
+        return  # cannot tell a wrong name from an empty topic: the counts speak
+    hints = []
+    sep = spec["separator"]
+    prefix = spec["source_alias"] + sep
+    if source_topics and all(t.startswith(prefix) for t in source_topics) and \
+            set(t[len(prefix):] for t in source_topics) & set(present):
+        hints.append("the source holds the mirrored names and the target the originals: are the source "
+                     "and target inputs swapped?")
+    aliases = sorted(set(p[:-len(sep + t)] for p in present for t in source_topics
+                         if p.endswith(sep + t) and len(p) > len(sep + t)))
+    if aliases:
+        hints.append("the target mirrors these topics from %s: is the source alias in --flow %s?"
+                     % (" or ".join(aliases), " or ".join("'%s->%s'" % (a, spec["target_alias"]) for a in aliases)))
+    if spec["policy"] == "prefixed" and set(source_topics) & set(present):
+        hints.append("the target has them under their own names: use --policy identity")
+    shown = present[:20] + (["..."] if len(present) > 20 else [])
+    raise BadInput("flow %s: the target has none of the topics it should mirror: looked for %s "
+                   "(policy %s, separator '%s'); the target has %s. %s" % (
+                       spec["flow"], ", ".join(expected[:20]) + (", ..." if len(expected) > 20 else ""),
+                       spec["policy"], sep, ", ".join(shown) or "no topics",
+                       " ".join(hints) or "Check the aliases in --flow, --policy and --separator."))
 
 
 def merge_partitions(spec, span, rows):
@@ -1030,7 +1250,9 @@ def build_parser():
                       help="replication policy: prefixed (A.topic, default) or identity (same name)")
     what.add_argument("--separator", default=".", help="replication.policy.separator (default '.')")
     what.add_argument("--topics", default=".*", help="comma-separated regexes of source topics (default .*)")
-    what.add_argument("--topics-exclude", default="", help="comma-separated regexes of source topics to skip")
+    what.add_argument("--topics-exclude", default=None,
+                      help="comma-separated regexes of source topics to skip; as in MM2, giving it replaces "
+                           "MM2's default topics.exclude (%s)" % MM2_DEFAULT_TOPICS_EXCLUDE.replace("%", "%%"))
     rng = parser.add_argument_group("range (default: everything in the dumps / in Kafka)")
     rng.add_argument("--since", help="start time: ISO-8601, epoch ms, or relative like -30m")
     rng.add_argument("--until", help="end time (exclusive; default now when --since is given)")
