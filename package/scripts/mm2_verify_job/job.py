@@ -985,6 +985,8 @@ def merge_partitions(spec, span, rows):
         target_row = by_key.get((topic, partition), {})
         entry["target_offsets"] = ([target_row.get("target_min_offset"), target_row.get("target_max_offset")]
                                    if target_row.get("target_min_offset") is not None else None)
+        # The last source offset already on the target: unmatched records before it are missing.
+        entry["replicated_to"] = target_row.get("replicated_to")
         entry["completeness"] = completeness(entry)
         entry["status"] = status_of(entry, spec["fail_on"])
         result.append(entry)
