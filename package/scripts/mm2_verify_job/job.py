@@ -406,16 +406,90 @@ def schema_problems(fields, where):
     return problems
 
 
-def build_session(master=None, app_name="mm2-verify", shuffle_partitions=None):
+KAFKA_CONNECTOR_ARTIFACT = "org.apache.spark:spark-sql-kafka-0-10_%s:%s"
+MAVEN = "maven"
+
+
+def connector_coordinate(spark_version, scala_version):
+    """Spark's Kafka connector built for this Spark: org.apache.spark:spark-sql-kafka-0-10_2.13:4.0.0."""
+    return KAFKA_CONNECTOR_ARTIFACT % (scala_version, spark_version)
+
+
+def installed_spark():
+    """(spark version, scala binary version) of the pyspark this Python imports, or (None, None)."""
+    try:
+        import glob
+        import os
+        import pyspark
+    except ImportError:
+        return None, None
+    version = getattr(pyspark, "__version__", None)
+    jars = glob.glob(os.path.join(os.path.dirname(pyspark.__file__), "jars", "scala-library-*.jar"))
+    match = re.search(r"scala-library-(\d+\.\d+)", jars[0]) if jars else None
+    scala = match.group(1) if match else ("2.13" if version and version.startswith("4") else "2.12")
+    return version, scala
+
+
+def kafka_connector(value):
+    """--kafka-connector: ("jars", [absolute jar paths]) for a directory or a comma-separated list of
+    jars, ("packages", coordinate) for a Maven coordinate or "maven" (the connector of this pyspark)."""
+    import glob
+    import os
+    text = (value or "").strip()
+    if not text:
+        return None
+    if text == MAVEN:
+        version, scala = installed_spark()
+        if not version:
+            raise BadInput("--kafka-connector maven: no pyspark here to pick the connector version for; "
+                           "give the coordinate (org.apache.spark:spark-sql-kafka-0-10_2.13:4.0.0) or a jar directory")
+        return "packages", connector_coordinate(version, scala)
+    if os.path.isdir(text):
+        jars = sorted(glob.glob(os.path.join(os.path.abspath(text), "*.jar")))
+        if not jars:
+            raise BadInput("--kafka-connector %s: the directory holds no .jar files; it needs spark-sql-kafka-0-10, "
+                           "spark-token-provider-kafka, kafka-clients and commons-pool2" % text)
+        return "jars", jars
+    items = [i.strip() for i in text.split(",") if i.strip()]
+    if all(i.endswith(".jar") for i in items):
+        absent = [i for i in items if not os.path.isfile(i)]
+        if absent:
+            raise BadInput("--kafka-connector: no such jar %s" % ", ".join(absent))
+        return "jars", [os.path.abspath(i) for i in items]
+    if all(len(i.split(":")) == 3 for i in items):
+        return "packages", ",".join(items)
+    raise BadInput("--kafka-connector %r: give a directory of jars, a comma-separated list of .jar files, a Maven "
+                   "coordinate (group:artifact:version) or 'maven' for the connector of the installed pyspark" % value)
+
+
+def connector_conf(connector):
+    """The Spark settings that add the connector to a session this job creates."""
+    if not connector:
+        return {}
+    kind, what = connector
+    return {"spark.jars": ",".join(what)} if kind == "jars" else {"spark.jars.packages": what}
+
+
+def connector_submit_args(connector):
+    """The same for a spark-submit command line."""
+    if not connector:
+        return []
+    kind, what = connector
+    return ["--jars", ",".join(what)] if kind == "jars" else ["--packages", what]
+
+
+def build_session(master=None, app_name="mm2-verify", shuffle_partitions=None, connector=None):
     """The session; master only when asked (spark-submit's --master / spark-defaults win)."""
     from pyspark.sql import SparkSession
     builder = SparkSession.builder.appName(app_name)
     if master:
         builder = builder.master(master)
     builder = builder.config("spark.sql.redaction.options.regex", REDACTION_REGEX).config(
-        "spark.ui.showConsoleProgress", "false")
+        "spark.ui.showConsoleProgress", "false").config("spark.sql.session.timeZone", "UTC")
     if shuffle_partitions:
         builder = builder.config("spark.sql.shuffle.partitions", str(shuffle_partitions))
+    for key, value in connector_conf(connector).items():
+        builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("WARN")  # the summary, not Spark's INFO chatter, is the output
     return session
@@ -533,11 +607,13 @@ def read_kafka(spark, options, where):
     except Exception as exc:
         text = str(exc)
         if "kafka" in text.lower() and ("Failed to find data source" in text or "DATA_SOURCE_NOT_FOUND" in text):
+            version, scala = spark.version, installed_spark()[1] or "2.13"
             raise BadInput(
-                "%s: Spark's Kafka connector is not on the classpath. Add it to spark-submit "
-                "(--packages org.apache.spark:spark-sql-kafka-0-10_<scala>:<spark version>, or --jars "
-                "with spark-sql-kafka-0-10, kafka-clients, commons-pool2 and spark-token-provider-kafka), "
-                "or verify offline dumps with --source-dump/--target-dump." % where)
+                "%s: Spark's Kafka connector is not on the classpath. Add it with --kafka-connector DIR "
+                "(a directory with the spark-sql-kafka-0-10, spark-token-provider-kafka, kafka-clients and "
+                "commons-pool2 jars) or --kafka-connector maven (downloads %s); mm2-verify "
+                "--print-spark-submit turns the same flag into --jars/--packages. Or verify offline dumps "
+                "with --source-dump/--target-dump." % (where, connector_coordinate(version, scala)))
         raise
 
 
@@ -1293,6 +1369,10 @@ def build_parser():
     spark.add_argument("--master", help="Spark master; default: spark-submit's, else spark-defaults, else local[*]")
     spark.add_argument("--shuffle-partitions", type=int, help="spark.sql.shuffle.partitions")
     spark.add_argument("--app-name", default="mm2-verify")
+    spark.add_argument("--kafka-connector", metavar="DIR|JARS|COORDINATE|maven",
+                       help="add Spark's Kafka connector (needed for --*-bootstrap): a directory of its jars, "
+                            "a comma-separated jar list, a Maven coordinate, or 'maven' for the one matching "
+                            "this pyspark; --print-spark-submit turns it into --jars/--packages")
     return parser
 
 
@@ -1387,8 +1467,9 @@ def run(argv, spark=None, out=None):
     own_session = spark is None
     try:
         specs = specs_from_args(args, int(time.time() * 1000))
+        connector = kafka_connector(args.kafka_connector)
         if own_session:
-            spark = build_session(args.master, args.app_name, args.shuffle_partitions)
+            spark = build_session(args.master, args.app_name, args.shuffle_partitions, connector)
         report = build_report([verify_flow(spark, spec) for spec in specs])
         report["spark"] = {"master": spark.sparkContext.master, "version": spark.version,
                            "application_id": spark.sparkContext.applicationId}
