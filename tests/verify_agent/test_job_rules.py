@@ -156,7 +156,8 @@ def test_old_spark_reads_everything_and_the_job_filters_by_time():
 def test_spec_defaults_and_modes():
     s = spec()
     assert (s["mode"], s["policy"], s["separator"], s["topics"], s["match_on"], s["fail_on"]) == \
-           ("all", "prefixed", ".", [".*"], ["key", "value", "headers", "timestamp"], ["missing", "order"])
+           ("all", "prefixed", ".", [".*"], ["key", "value", "headers", "timestamp"], ["missing", "order", "skipped"])
+    assert s["check_offsets"] == "auto" and s["topics_exclude"] == [".*[\\-\\.]internal", ".*\\.replica", "__.*"]
     assert s["pending_window_ms"] == 60000 and s["target_slack_ms"] == 300000
     assert s["source"] == {"kind": "parquet", "path": "/dumps/a"}
     timed = spec(since="-30m")

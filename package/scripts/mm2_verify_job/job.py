@@ -27,10 +27,15 @@ its pure helpers); pyspark is imported only when a comparison runs.
 import argparse
 import calendar
 import json
+import os
 import re
 import sys
 import time
 import traceback
+
+if __name__ == "__main__" and not __package__:
+    # spark-submit runs this file as a script: make its siblings (mm2_core) importable.
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 REPORT_VERSION = 1
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_RUNTIME = 0, 1, 2, 3
@@ -51,8 +56,8 @@ OPTIONAL_COLUMNS = ("timestampType", "headers")
 ACCEPTED_TYPES = {"timestamp": ("timestamp", "bigint")}
 
 MATCH_FIELDS = ("key", "value", "headers", "timestamp")
-FAIL_CHOICES = ("missing", "order", "pending", "duplicates", "extra")
-DEFAULT_FAIL_ON = ("missing", "order")
+FAIL_CHOICES = ("missing", "order", "pending", "duplicates", "extra", "skipped")
+DEFAULT_FAIL_ON = ("missing", "order", "skipped")
 POLICIES = ("prefixed", "identity")
 
 # Never verified: MM2's internal topics (DefaultReplicationPolicy.isInternalTopic: Kafka's and
@@ -268,6 +273,13 @@ def _input_spec(side, raw):
     raise BadInput("%s: give a dump (--%s-dump PATH) or Kafka settings (--%s-bootstrap)" % (side, side, side))
 
 
+def _check_offsets(value):
+    value = str(value or "auto").strip().lower()
+    if value not in ("auto", "yes", "no"):
+        raise BadInput("--check-offsets %r: use auto (when both sides are Kafka), yes or no" % value)
+    return value
+
+
 def _given(raw, key, default):
     value = raw.get(key)
     return default if value is None or value == "" else value
@@ -328,6 +340,7 @@ def normalize_spec(raw, now_ms):
         "match_on": match_on,
         "fail_on": fail_on,
         "allow_empty": bool(raw.get("allow_empty")),
+        "check_offsets": _check_offsets(raw.get("check_offsets")),
     }
 
 
@@ -951,6 +964,9 @@ def verify_flow(spark, spec):
             tail_end_ms = spec["until_ms"]
         else:
             tail_end_ms = max(s["max_ts"] for s in span.values()) + 1 if span else None
+        offsets = None
+        if offsets_wanted(spec) and span:
+            offsets = check_failover_offsets(spark, spec, span, source, target)
         source = tail_flag(spark, spec, source, span, tail_end_ms)
         rows = partition_stats(source, target, shuffle_partitions(spark, span)).collect()
     finally:
@@ -961,7 +977,7 @@ def verify_flow(spark, spec):
             (r["target_records"] or r["target_outside_range"]) for r in rows):
         check_target_topics(spec, sorted(set(t for t, _ in span)), kafka_topic_names(spark, spec["target"]))
     partitions = merge_partitions(spec, span, rows)
-    return flow_report(spec, partitions, tail_end_ms, time.time() - started)
+    return flow_report(spec, partitions, tail_end_ms, time.time() - started, offsets)
 
 
 def check_span_offsets(spec, span):
@@ -1038,6 +1054,171 @@ def check_target_topics(spec, source_topics, present):
                        " ".join(hints) or "Check the aliases in --flow, --policy and --separator."))
 
 
+# ---------------------------------------------------------------- failover offsets (checkpoints)
+
+# MM2's default groups.exclude: consumer groups it never checkpoints.
+MM2_DEFAULT_GROUPS_EXCLUDE = (r"console-consumer-.*", r"connect-.*", r"__.*")
+
+
+def checkpoint_topic_pattern(source_alias, separator):
+    """The checkpoints topic of source_alias on the target: A.checkpoints.internal, or with the
+    policy separator inside the name (MM2 3.1+, KIP-690)."""
+    names = set([source_alias + ".checkpoints.internal",
+                 source_alias + separator + "checkpoints" + separator + "internal"])
+    return "^(?:%s)\\z" % "|".join(java_quote(n) for n in sorted(names))
+
+
+def offsets_wanted(spec):
+    """Whether this flow checks failover offsets: needs both sides in Kafka."""
+    both_kafka = spec["source"]["kind"] == "kafka" and spec["target"]["kind"] == "kafka"
+    if spec["check_offsets"] == "yes" and not both_kafka:
+        raise BadInput("--check-offsets yes needs both sides in Kafka (the committed offsets and MM2's "
+                       "checkpoints live there)")
+    return both_kafka and spec["check_offsets"] != "no"
+
+
+def read_checkpoints(spark, spec):
+    """{(group, topic, partition): (upstream, downstream)}: the last checkpoint per key of the
+    flow's checkpoints topic on the target (compacted on that key)."""
+    from mm2_core import kafka_tools
+    F = _functions()
+    options = kafka_read_options(spec["target"]["options"],
+                                 pattern=checkpoint_topic_pattern(spec["source_alias"], spec["separator"]),
+                                 spark_version=spark.version)
+    frame = read_kafka(spark, options, "target checkpoints")
+    rows = frame.groupBy("key").agg(F.max(F.struct("offset", "value")).alias("last")).select(
+        "key", F.col("last.value").alias("value")).collect()
+    result = {}
+    for row in rows:
+        if row["key"] is None or row["value"] is None:
+            continue
+        try:
+            cp = kafka_tools.decode_checkpoint(bytes(row["key"]), bytes(row["value"]))
+        except ValueError:
+            continue
+        result[(cp.group, cp.topic, cp.partition)] = (cp.upstream, cp.downstream)
+    return result
+
+
+def committed_offsets(spark, options, groups):
+    """{(group, topic, partition): committed offset} on a cluster, through the Kafka admin client
+    of the connector's kafka-clients (the driver's JVM)."""
+    jvm = spark.sparkContext._jvm
+    props = jvm.java.util.Properties()
+    for key, value in options.items():
+        props.setProperty(key, value)
+    props.setProperty("default.api.timeout.ms", "30000")
+    admin = jvm.org.apache.kafka.clients.admin.Admin.create(props)
+    try:
+        if groups is None:
+            groups = [str(g.groupId()) for g in admin.listConsumerGroups().all().get().toArray()]
+        result = {}
+        for group in groups:
+            offsets = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get()
+            for tp in offsets.keySet().toArray():
+                meta = offsets.get(tp)
+                if meta is not None:
+                    result[(group, str(tp.topic()), int(tp.partition()))] = int(meta.offset())
+        return result
+    finally:
+        admin.close()
+
+
+def offsets_plan(spec, span, checkpoints, committed):
+    """[entry] per (group, topic, partition) of the verified topics: the source's committed offset
+    and MM2's checkpoint for it (either may be absent)."""
+    groups_ok = topic_matcher([".*"], list(MM2_DEFAULT_GROUPS_EXCLUDE))
+    verified = set(t for t, _ in span)
+    keys = set(k for k in checkpoints if k[1] in verified) | set(
+        k for k in committed if k[1] in verified and groups_ok(k[0]))
+    entries = []
+    for group, topic, partition in sorted(keys):
+        upstream, downstream = checkpoints.get((group, topic, partition), (None, None))
+        stats = span.get((topic, partition))
+        entries.append({"group": group, "topic": topic, "partition": partition,
+                        "target_topic": remote_topic(spec["source_alias"], topic, spec["policy"], spec["separator"]),
+                        "committed": committed.get((group, topic, partition)),
+                        "checkpoint_upstream": upstream, "checkpoint_downstream": downstream,
+                        "in_range": bool(stats) and committed.get((group, topic, partition)) is not None and
+                        stats["min_offset"] <= committed[(group, topic, partition)] <= stats["max_offset"] + 1})
+    return entries
+
+
+def failover_counts(spark, source, target, entries):
+    """{(group, topic, partition): counts}: where a consumer failing over to the target would
+    start (the checkpoint's downstream offset D) against where it stopped on the source (the
+    committed offset C).  Re-read: records before C with a copy at or after D.  Skipped: records
+    at or after C whose every copy lies before D (never seen after failover)."""
+    F = _functions()
+    from pyspark.sql import types as T
+    checked = [e for e in entries if e["in_range"] and e["checkpoint_downstream"] is not None]
+    if not checked:
+        return {}
+    schema = T.StructType([T.StructField("group", T.StringType()), T.StructField("topic", T.StringType()),
+                           T.StructField("partition", T.IntegerType()), T.StructField("c", T.LongType()),
+                           T.StructField("d", T.LongType())])
+    points = spark.createDataFrame([(e["group"], e["topic"], e["partition"], e["committed"],
+                                     e["checkpoint_downstream"]) for e in checked], schema)
+    wanted = points.select("topic", "partition").distinct()
+    src = source.join(F.broadcast(wanted), ["topic", "partition"]).select(
+        "topic", "partition", "fp1", "fp2", F.col("offset").alias("s_off"))
+    tgt = target.join(F.broadcast(wanted), ["topic", "partition"]).select(
+        "topic", "partition", "fp1", "fp2", F.col("offset").alias("t_off"))
+    copies = src.join(tgt, ["topic", "partition", "fp1", "fp2"]).groupBy("topic", "partition", "s_off").agg(
+        F.max("t_off").alias("t_max"))
+    both = copies.join(F.broadcast(points), ["topic", "partition"])
+    reread = (F.col("s_off") < F.col("c")) & (F.col("t_max") >= F.col("d"))
+    skipped = (F.col("s_off") >= F.col("c")) & (F.col("t_max") < F.col("d"))
+    rows = both.groupBy("group", "topic", "partition").agg(
+        F.sum(F.when(reread, 1).otherwise(0)).alias("reread"),
+        F.sum(F.when(skipped, 1).otherwise(0)).alias("skipped"),
+        F.min(F.when(reread, F.col("s_off"))).alias("first_reread"),
+        F.min(F.when(skipped, F.col("s_off"))).alias("first_skipped")).collect()
+    result = dict(((r["group"], r["topic"], r["partition"]), r.asDict()) for r in rows)
+    for e in checked:  # no copy on either side of the points: nothing re-read or skipped
+        result.setdefault((e["group"], e["topic"], e["partition"]),
+                          {"reread": 0, "skipped": 0, "first_reread": None, "first_skipped": None})
+    return result
+
+
+def offsets_section(spec, entries, counts, error=None):
+    """The report's "offsets" part of a flow."""
+    groups = []
+    for e in entries:
+        found = counts.get((e["group"], e["topic"], e["partition"]))
+        entry = dict(e)
+        if e["checkpoint_downstream"] is None:
+            entry.update(status="NO_CHECKPOINT", reread=None, skipped=None)
+        elif e["committed"] is None:
+            entry.update(status="NO_COMMITTED_OFFSET", reread=None, skipped=None)
+        elif not found:
+            entry.update(status="OUTSIDE_RANGE", reread=None, skipped=None)
+        else:
+            entry.update(reread=int(found["reread"]), skipped=int(found["skipped"]),
+                         first_reread=found["first_reread"], first_skipped=found["first_skipped"])
+            entry["status"] = "SKIPS" if entry["skipped"] else "REREADS" if entry["reread"] else "EXACT"
+        entry.pop("in_range", None)
+        groups.append(entry)
+    return {"checked": error is None, "error": error,
+            "checkpoints_topic": checkpoint_topic_pattern(spec["source_alias"], spec["separator"]),
+            "groups": groups,
+            "reread": sum(g["reread"] or 0 for g in groups),
+            "skipped": sum(g["skipped"] or 0 for g in groups)}
+
+
+def check_failover_offsets(spark, spec, span, source, target):
+    """The offsets section of a Kafka-to-Kafka flow (checkpoints vs committed offsets)."""
+    try:
+        checkpoints = read_checkpoints(spark, spec)
+        committed = committed_offsets(spark, spec["source"]["options"], None)
+    except BadInput:
+        raise
+    except Exception as exc:  # the data comparison stands; say why the offsets could not be read
+        return offsets_section(spec, [], {}, "could not read checkpoints or committed offsets: %s" % java_reason(exc))
+    entries = offsets_plan(spec, span, checkpoints, committed)
+    return offsets_section(spec, entries, failover_counts(spark, source, target, entries))
+
+
 def merge_partitions(spec, span, rows):
     by_key = {}
     for row in rows:
@@ -1083,7 +1264,7 @@ def completeness(counts):
 def failures(counts, fail_on):
     """The checks in fail_on that these counts violate."""
     field = {"missing": "missing", "order": "order_violations", "pending": "pending",
-             "duplicates": "duplicates", "extra": "extra"}
+             "duplicates": "duplicates", "extra": "extra", "skipped": "offsets_skipped"}
     return [name for name in fail_on if counts.get(field[name])]
 
 
@@ -1104,8 +1285,10 @@ def sum_counts(entries):
     return totals
 
 
-def flow_report(spec, partitions, tail_end_ms, seconds):
+def flow_report(spec, partitions, tail_end_ms, seconds, offsets=None):
     totals = sum_counts(partitions)
+    totals["offsets_reread"] = offsets["reread"] if offsets else 0
+    totals["offsets_skipped"] = offsets["skipped"] if offsets else 0
     totals["status"] = status_of(totals, spec["fail_on"])
     return {
         "flow": spec["flow"],
@@ -1132,6 +1315,7 @@ def flow_report(spec, partitions, tail_end_ms, seconds):
         "inputs": dict((side, _describe_input(spec[side])) for side in ("source", "target")),
         "totals": totals,
         "partitions": partitions,
+        "offsets": offsets,
         "seconds": round(seconds, 3),
     }
 
@@ -1148,6 +1332,8 @@ def _describe_input(spec):
 def build_report(flows):
     entries = [p for f in flows for p in f["partitions"]]
     totals = sum_counts(entries)
+    for key in ("offsets_reread", "offsets_skipped"):
+        totals[key] = sum(f["totals"].get(key, 0) for f in flows)
     failed = [f["flow"] for f in flows if f["totals"]["status"].startswith("FAILED")]
     exit_code = EXIT_FAILED if failed else EXIT_OK
     return {
@@ -1174,6 +1360,28 @@ def _cell(key, value):
     if key == "completeness":
         return "%.2f%%" % (100.0 * value)
     return "" if value is None else str(value)
+
+
+def format_offsets(offsets):
+    """Failover offsets per consumer group and partition, under the flow's table."""
+    if not offsets:
+        return []
+    if offsets["error"]:
+        return ["Failover offsets not checked: %s" % offsets["error"]]
+    if not offsets["groups"]:
+        return ["Failover offsets: no consumer group has committed offsets or checkpoints on these topics."]
+    lines = ["Failover offsets (MM2 checkpoints on the target vs committed offsets on the source):"]
+    header = ("group", "topic", "part", "committed", "checkpoint", "target offset", "re-read", "skipped", "status")
+    cells = [list(header)]
+    for g in offsets["groups"]:
+        cells.append([g["group"], g["topic"], str(g["partition"]), _cell("", g["committed"]),
+                      _cell("", g["checkpoint_upstream"]), _cell("", g["checkpoint_downstream"]),
+                      _cell("", g["reread"]), _cell("", g["skipped"]), g["status"]])
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    for n, row in enumerate(cells):
+        lines.append("  " + "  ".join(c.rjust(widths[i]) if 2 <= i <= 7 else c.ljust(widths[i])
+                                      for i, c in enumerate(row)).rstrip())
+    return lines
 
 
 def format_table(report, max_rows=None):
@@ -1206,6 +1414,7 @@ def format_table(report, max_rows=None):
                 lines.append("  ".join("-" * w for w in widths))
         if len(shown) < len(rows):
             lines.append("(%d of %d partitions shown, problems first; the JSON report has all)" % (len(shown), len(rows)))
+        lines.extend(format_offsets(flow.get("offsets")))
         if flow["totals"]["target_outside_range"]:
             lines.append("%d target records lie outside the compared range (not counted)."
                          % flow["totals"]["target_outside_range"])
@@ -1222,6 +1431,8 @@ def format_table(report, max_rows=None):
         verdict = "FAILED (%s): %d missing, %d out of order, %d pending, %d duplicates, %d extra" % (
             ", ".join(report["failed_flows"]), totals["missing"], totals["order_violations"], totals["pending"],
             totals["duplicates"], totals["extra"])
+        if totals.get("offsets_skipped"):
+            verdict += ", %d records a failed-over consumer would skip" % totals["offsets_skipped"]
     lines.append(verdict + " (exit %d)" % report["exit_code"])
     return "\n".join(lines)
 
@@ -1345,8 +1556,12 @@ def build_parser():
     rules.add_argument("--match-on", default=",".join(MATCH_FIELDS),
                        help="content fields that identify a record (default key,value,headers,timestamp)")
     rules.add_argument("--fail-on", default=",".join(DEFAULT_FAIL_ON),
-                       help="which findings make the exit status 1: %s (default missing,order)" % ",".join(FAIL_CHOICES))
+                       help="which findings make the exit status 1: %s (default %s)" % (",".join(FAIL_CHOICES), ",".join(DEFAULT_FAIL_ON)))
     rules.add_argument("--allow-empty", action="store_true", help="an empty source range is OK (exit 0)")
+    rules.add_argument("--check-offsets", choices=("auto", "yes", "no"), default="auto",
+                       help="check MM2's translated consumer-group offsets (checkpoints) against the source's "
+                            "committed offsets: records a failed-over consumer would re-read or skip "
+                            "(auto: when both sides are Kafka)")
     inputs = parser.add_argument_group("inputs: a dump (Parquet/JSON in Spark's Kafka schema) or Kafka per side")
     for side in ("source", "target"):
         inputs.add_argument("--%s-dump" % side, help="%s dump path (.json/.jsonl = JSON, else Parquet)" % side)
@@ -1425,7 +1640,7 @@ def specs_from_args(args, now_ms):
         "starting_offsets": args.starting_offsets, "ending_offsets": args.ending_offsets,
         "pending_window": args.pending_window, "pending_records": args.pending_records,
         "target_slack": args.target_slack, "match_on": args.match_on, "fail_on": args.fail_on,
-        "allow_empty": args.allow_empty,
+        "allow_empty": args.allow_empty, "check_offsets": args.check_offsets,
     }
     for side in ("source", "target"):
         dump = getattr(args, side + "_dump")
