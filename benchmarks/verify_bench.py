@@ -260,18 +260,17 @@ def print_table(rows):
                  s["records_per_second"], s["peak_driver_jvm_rss_mb"], n.get("seconds", "-"),
                  n.get("records_per_second", "-"), n.get("peak_rss_mb", "-"))
         print(" | ".join(str(c) for c in cells))
-    if len(rows) >= 2:
-        small, large = rows[0], rows[-1]
+    for small, large in zip(rows, rows[1:]):  # each size against the next (1M -> 10M by default)
         factor = float(large["records_per_side"]) / small["records_per_side"]
         ratio = large["spark"]["job_seconds"] / small["spark"]["job_seconds"]
-        line = "scaling x%g records: spark job time x%.2f (%s %.0f)" % (
-            factor, ratio, "<=" if ratio <= factor * 1.1 else ">", factor * 1.1)
+        line = "scaling %d -> %d records (x%g): spark job time x%.2f (%s x%.1f)" % (
+            small["records_per_side"], large["records_per_side"], factor, ratio,
+            "<=" if ratio <= factor * 1.1 else ">", factor * 1.1)
         if "naive" in small and "naive" in large:
             line += ", naive time x%.2f" % (large["naive"]["seconds"] / small["naive"]["seconds"])
         print(line)
-        print("driver JVM peak: %d MB at %d/side, %d MB at %d/side" % (
-            small["spark"]["peak_driver_jvm_rss_mb"], small["records_per_side"],
-            large["spark"]["peak_driver_jvm_rss_mb"], large["records_per_side"]))
+        print("  driver JVM peak: %d MB -> %d MB" % (small["spark"]["peak_driver_jvm_rss_mb"],
+                                                    large["spark"]["peak_driver_jvm_rss_mb"]))
     for r in rows:
         if "naive" in r:
             print("%d/side: spark wall %.1f s vs naive %.1f s: spark %s" % (
@@ -294,6 +293,7 @@ def main(argv=None):
         problems = [p for p in (size_problem(t.strip()) for t in args.sizes.split(",")) if p]
         if problems:
             parser.error("--sizes: " + "; ".join(problems))
+    if args.generate:
         return generate(args.generate[0], int(args.generate[1]))
     if args.naive:
         return naive_run(args.naive[0], int(args.naive[1]))

@@ -17,6 +17,7 @@ import json
 import os
 import re
 import sys
+import time
 
 import pytest
 
@@ -80,13 +81,23 @@ def expected_failover(source, target, topic, partition, committed, downstream, a
     return reread, skipped
 
 
+STARTED = [time.time()]
+
+
+def stage(name):
+    """Elapsed time per stage (shown with pytest -s): where the CI minutes go."""
+    print("[%6.1fs] %s" % (time.time() - STARTED[0], name))
+
+
 def by_topic(report):
     return dict(((p["topic"], p["partition"]), p) for p in report["flows"][0]["partitions"])
 
 
 def test_verify_real_mirror_maker_run_stop_kill_and_failover_offsets(tmp_path):
+    STARTED[0] = time.time()
     with rk.kafka_clusters(tmp_path, ("a", "b")) as clusters:
         a, b = clusters["a"], clusters["b"]
+        stage("clusters up")
         for topic, partitions in SOURCE_TOPICS.items():
             a.create_topic(topic, partitions=partitions)
             a.produce_n(topic, FIRST[topic], prefix=topic)
@@ -100,11 +111,13 @@ def test_verify_real_mirror_maker_run_stop_kill_and_failover_offsets(tmp_path):
                 rk.wait_until(lambda t=topic: b.count("primary." + t) >= FIRST[t], 180, 2, "primary.%s on b" % topic)
             a.commit_group_offsets(GROUP, "orders", {0: 60, 1: 35})
             rk.wait_until(lambda: len(b.group_offsets(GROUP)) == 2, 120, 2, "MM2 to checkpoint group %s" % GROUP)
+        stage("replicated and checkpointed")
         assert "orders.replica" in a.topics() and "primary.orders.replica" not in b.topics()
 
         # 1. A clean mirror: OK, exactly the topics MM2 replicates, and the failover offsets.
         code, report, out, err = mm2_verify(tmp_path, "clean", "--flow", "primary->backup",
                                             "--source-bootstrap", a.bootstrap, "--target-bootstrap", b.bootstrap)
+        stage("verified the clean mirror")
         assert code == 0, out + err[-3000:]
         parts = by_topic(report)
         assert sorted(set(t for t, _ in parts)) == ["legacy-orders", "orders", "payments"]
@@ -134,6 +147,7 @@ def test_verify_real_mirror_maker_run_stop_kill_and_failover_offsets(tmp_path):
                           for window in ("10m", "0")]}
         (tmp_path / "plan.json").write_text(json.dumps(plan))
         code, report, out, err = mm2_verify(tmp_path, "stopped", "--plan", str(tmp_path / "plan.json"))
+        stage("verified the stopped mirror")
         assert code == 1, out + err[-3000:]
         windowed, strict = report["flows"]
         assert sorted(set(p["topic"] for p in windowed["partitions"])) == ["orders"]  # not legacy-orders
@@ -155,9 +169,11 @@ def test_verify_real_mirror_maker_run_stop_kill_and_failover_offsets(tmp_path):
             total += 1
             rk.wait_until(lambda: sorted(v for _, v in b.consume("primary.orders", 10 ** 4, timeout_ms=4000)
                                          if v.startswith("marker")) != [], 120, 3, "the marker on b")
+        stage("replayed after kill -9")
         on_target = b.count("primary.orders")
         code, report, out, err = mm2_verify(tmp_path, "replayed", "--flow", "primary->backup", "--topics", "orders",
                                             "--source-bootstrap", a.bootstrap, "--target-bootstrap", b.bootstrap)
+        stage("verified the replayed mirror")
         assert code == 0, out + err[-3000:]
         totals = report["totals"]
         assert (totals["source_records"], totals["matched"], totals["missing"], totals["pending"]) == \

@@ -1078,8 +1078,8 @@ def offsets_wanted(spec):
 
 
 def read_checkpoints(spark, spec):
-    """{(group, topic, partition): (upstream, downstream)}: the last checkpoint per key of the
-    flow's checkpoints topic on the target (compacted on that key)."""
+    """{(group, source topic, partition): (upstream, downstream)}: the last checkpoint per key of
+    the flow's checkpoints topic on the target (compacted on that key)."""
     from mm2_core import kafka_tools
     F = _functions()
     options = kafka_read_options(spec["target"]["options"],
@@ -1096,7 +1096,10 @@ def read_checkpoints(spark, spec):
             cp = kafka_tools.decode_checkpoint(bytes(row["key"]), bytes(row["value"]))
         except ValueError:
             continue
-        result[(cp.group, cp.topic, cp.partition)] = (cp.upstream, cp.downstream)
+        # A checkpoint names the mirrored (target) partition; the report keys on the source topic.
+        topic = upstream_topic(spec["source_alias"], cp.topic, spec["policy"], spec["separator"])
+        if topic is not None:
+            result[(cp.group, topic, cp.partition)] = (cp.upstream, cp.downstream)
     return result
 
 
