@@ -8,7 +8,8 @@ clusters themselves (console tools), never from the job:
 
 - after a clean run: OK, exactly the topics MM2 replicates (look-alike names, MM2's default
   topics.exclude, internal topics and heartbeats on Spark's real subscribePattern matching);
-- records produced while MM2 is stopped: pending inside the window, missing without one;
+- records produced while MM2 is stopped: pending inside the window, missing without one (one
+  run with two verifications, to keep the JVM starts few);
 - a kill -9 and restart: the replayed records are duplicates, nothing missing;
 - failover offsets: for a consumer group committed on the source, MM2's checkpoint on the target
   re-reads or skips exactly what the records at those offsets say.
@@ -89,10 +90,6 @@ def stage(name):
     print("[%6.1fs] %s" % (time.time() - STARTED[0], name))
 
 
-def by_topic(report):
-    return dict(((p["topic"], p["partition"]), p) for p in report["flows"][0]["partitions"])
-
-
 def test_verify_real_mirror_maker_run_stop_kill_and_failover_offsets(tmp_path):
     STARTED[0] = time.time()
     with rk.kafka_clusters(tmp_path, ("a", "b")) as clusters:
@@ -114,20 +111,42 @@ def test_verify_real_mirror_maker_run_stop_kill_and_failover_offsets(tmp_path):
         stage("replicated and checkpointed")
         assert "orders.replica" in a.topics() and "primary.orders.replica" not in b.topics()
 
-        # 1. A clean mirror: OK, exactly the topics MM2 replicates, and the failover offsets.
-        code, report, out, err = mm2_verify(tmp_path, "clean", "--flow", "primary->backup",
-                                            "--source-bootstrap", a.bootstrap, "--target-bootstrap", b.bootstrap)
-        stage("verified the clean mirror")
-        assert code == 0, out + err[-3000:]
-        parts = by_topic(report)
+        # Records produced while MM2 is stopped (into payments only): in flight with a window, lost without.
+        a.produce_n("payments", WHILE_STOPPED, prefix="stopped")
+
+        # One run, two verifications of the same clusters: everything MM2 replicates (MM2's
+        # defaults, a pending window) with the failover offsets, and payments without a window.
+        kafka = {"source": {"kind": "kafka", "options": {"bootstrap.servers": a.bootstrap}},
+                 "target": {"kind": "kafka", "options": {"bootstrap.servers": b.bootstrap}}}
+        plan = {"flows": [dict(kafka, flow="primary->backup", pending_window="10m"),
+                          dict(kafka, flow="primary->backup", topics="payments", pending_window="0",
+                               check_offsets="no")]}
+        (tmp_path / "plan.json").write_text(json.dumps(plan))
+        code, report, out, err = mm2_verify(tmp_path, "stopped", "--plan", str(tmp_path / "plan.json"))
+        stage("verified the mirror and the stopped records")
+        assert code == 1, out + err[-3000:]
+        everything, strict = report["flows"]
+
+        # 1. Exactly the topics MM2 replicates: not orders.replica (MM2's default topics.exclude),
+        #    not heartbeats or MM2's internal topics, names intact on the target.
+        parts = dict(((p["topic"], p["partition"]), p) for p in everything["partitions"])
         assert sorted(set(t for t, _ in parts)) == ["legacy-orders", "orders", "payments"]
         assert sorted(set(p["target_topic"] for p in parts.values())) == [
             "primary.legacy-orders", "primary.orders", "primary.payments"]
-        totals = report["totals"]
-        expected_records = FIRST["orders"] + FIRST["legacy-orders"] + FIRST["payments"]
+        copied = FIRST["orders"] + FIRST["legacy-orders"] + FIRST["payments"]
+        totals = everything["totals"]
         assert (totals["source_records"], totals["matched"], totals["missing"], totals["pending"]) == \
-               (expected_records, expected_records, 0, 0)
-        offsets = report["flows"][0]["offsets"]
+               (copied + WHILE_STOPPED, copied, 0, WHILE_STOPPED)
+        assert totals["status"] == "PENDING" and parts[("payments", 0)]["replicated_to"] == FIRST["payments"] - 1
+
+        # 2. The stopped records without a window: missing, the flow fails.
+        assert strict["totals"]["status"] == "FAILED(missing)"
+        assert (strict["totals"]["source_records"], strict["totals"]["pending"], strict["totals"]["missing"]) == \
+               (FIRST["payments"] + WHILE_STOPPED, 0, WHILE_STOPPED)
+        assert [f["topic"] for f in strict["partitions"]] == ["payments"]
+
+        # Failover offsets: what the checkpoints make a consumer re-read or skip, against the partitions.
+        offsets = everything["offsets"]
         assert offsets["checked"] and offsets["error"] is None
         groups = dict(((g["group"], g["partition"]), g) for g in offsets["groups"] if g["topic"] == "orders")
         assert sorted(groups) == [(GROUP, 0), (GROUP, 1)]
@@ -139,26 +158,11 @@ def test_verify_real_mirror_maker_run_stop_kill_and_failover_offsets(tmp_path):
             assert g["skipped"] == 0 and g["status"] in ("EXACT", "REREADS")
         assert "Failover offsets" in out and GROUP in out
 
-        # 2. Records produced while MM2 is stopped: in flight with a window, lost without one.
-        a.produce_n("orders", WHILE_STOPPED, prefix="stopped")
-        plan = {"flows": [dict(flow="primary->backup", topics="orders", pending_window=window, check_offsets="no",
-                               source={"kind": "kafka", "options": {"bootstrap.servers": a.bootstrap}},
-                               target={"kind": "kafka", "options": {"bootstrap.servers": b.bootstrap}})
-                          for window in ("10m", "0")]}
-        (tmp_path / "plan.json").write_text(json.dumps(plan))
-        code, report, out, err = mm2_verify(tmp_path, "stopped", "--plan", str(tmp_path / "plan.json"))
-        stage("verified the stopped mirror")
-        assert code == 1, out + err[-3000:]
-        windowed, strict = report["flows"]
-        assert sorted(set(p["topic"] for p in windowed["partitions"])) == ["orders"]  # not legacy-orders
-        assert (windowed["totals"]["pending"], windowed["totals"]["missing"]) == (WHILE_STOPPED, 0)
-        assert windowed["totals"]["status"] == "PENDING" and strict["totals"]["status"] == "FAILED(missing)"
-        assert (strict["totals"]["pending"], strict["totals"]["missing"]) == (0, WHILE_STOPPED)
-
         # 3. Restart, copy more, kill -9 before MM2 commits its source offsets, restart: replays.
         with rk.MirrorMaker(tmp_path / "mm2-2", props) as second:
-            total = FIRST["orders"] + WHILE_STOPPED
-            rk.wait_until(lambda: b.count("primary.orders") >= total, 180, 2, "the stopped records on b")
+            total = FIRST["orders"]
+            rk.wait_until(lambda: b.count("primary.payments") >= FIRST["payments"] + WHILE_STOPPED, 180, 2,
+                          "the stopped records on b")
             a.produce_n("orders", AFTER_RESTART, prefix="after")
             total += AFTER_RESTART
             rk.wait_until(lambda: b.count("primary.orders") >= total, 180, 2, "the new records on b")
