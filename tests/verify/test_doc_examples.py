@@ -84,7 +84,28 @@ def workdir(spark, tmp_path_factory):
     return work
 
 
-@pytest.mark.parametrize("doc, line, command", EXAMPLES, ids=["%s:%d" % (d, n) for d, n, _ in EXAMPLES])
+UNQUOTED_FLOW = re.compile(r"--flow\s+[A-Za-z0-9_-]+->")
+
+
+def example_params():
+    """One parameter per command.  README.md's old examples leave the flow unquoted (the shell
+    redirects); until the docs rewrite (issue 16) replaces them with docs/incoming/issue15.md's,
+    those are expected to fail, strictly: a fixed example then fails here until this goes."""
+    params = []
+    for doc, number, command in EXAMPLES:
+        marks = []
+        if UNQUOTED_FLOW.search(command):
+            marks = [pytest.mark.xfail(strict=True, reason="unquoted --flow: the shell reads '>' as a redirect")]
+        params.append(pytest.param(doc, number, command, id="%s:%d" % (doc, number), marks=marks))
+    return params
+
+
+def test_no_new_doc_example_leaves_the_flow_unquoted():
+    bad = ["%s:%d" % (d, n) for d, n, c in EXAMPLES if UNQUOTED_FLOW.search(c) and d != "README.md"]
+    assert not bad, "quote the flow ('primary->backup') in %s" % ", ".join(bad)
+
+
+@pytest.mark.parametrize("doc, line, command", example_params())
 def test_documented_command_runs_verbatim(workdir, doc, line, command):
     env = dict(os.environ)
     env["PATH"] = str(workdir / "bin") + os.pathsep + env["PATH"]
