@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import shlex
+import shutil
 import sys
 import tempfile
 import time
@@ -114,6 +115,8 @@ def plan_from_ambari(configurations, kafka_version, job_args):
         rendering = render.render_mm2(configurations, kafka_version, "localhost", conf_dir)
     except Exception as exc:  # topology.ConfigError: the same messages as the agent
         raise job.BadInput("the Ambari configuration is invalid:\n%s" % exc)
+    finally:
+        shutil.rmtree(conf_dir, ignore_errors=True)  # only names paths in the rendering
     secrets_file = rendering.file(render.SECRETS_FILE)
     secrets = javaprops.load_dict(secrets_file.text) if secrets_file is not None else {}
     try:
