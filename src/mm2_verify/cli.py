@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 
+from mm2_ambari.version import tools_version
 from mm2_verify_job import job, plan
 
 DEFAULT_KAFKA_VERSION = "3.7.1"
@@ -39,7 +40,8 @@ def wrapper_parser():
                        help="validate the other flags and print the spark-submit command line running them "
                             "(with --ambari-config the plan, which holds the clusters' passwords, is written "
                             "to a private 0600 file named on stderr)")
-    group.add_argument("--version", action="store_true", help="print the version and exit")
+    group.add_argument("--version", action="store_true",
+                       help="print the version (the mpack's, from mpack.json) and exit")
     return parser
 
 
@@ -71,24 +73,6 @@ def _take_flag(args, flag):
             del args[i]
             return arg[len(flag) + 1:]
     return None
-
-
-def version_text():
-    """mm2-verify's version (the mpack's) and the Spark it would run on."""
-    try:
-        from importlib import metadata
-        version = metadata.version("kafka-mirrormaker2-mpack-tools")
-    except Exception:  # running from a checkout: the one place the version is written
-        here = os.path.dirname(os.path.abspath(__file__))
-        try:
-            with open(os.path.join(here, "..", "..", "mpack.json")) as handle:
-                version = json.load(handle)["version"]
-        except (IOError, OSError, ValueError, KeyError):
-            version = "unknown"
-    spark, scala = job.installed_spark()
-    return "mm2-verify %s (pyspark %s%s)" % (version, spark or "not installed",
-                                             ", Kafka connector %s" % job.connector_coordinate(spark, scala)
-                                             if spark else "")
 
 
 def load_configurations(path):
@@ -143,7 +127,7 @@ def main(argv=None):
         sys.stdout.write(job.build_parser().format_help() + "\n" + wrapper_parser().format_help())
         return job.EXIT_OK
     if wrapper.version:
-        sys.stdout.write(version_text() + "\n")
+        sys.stdout.write("mm2-verify %s\n" % tools_version())
         return job.EXIT_OK
     try:
         job_args = job.parse_args(job_argv)

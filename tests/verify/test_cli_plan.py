@@ -103,10 +103,3 @@ def test_print_spark_submit_with_ambari_config_plans_and_rejects_unknown_flows(t
     assert plan_path in captured.err
     os.unlink(plan_path)
     os.rmdir(os.path.dirname(plan_path))
-
-
-def test_version(capsys):
-    assert cli.main(["--version"]) == job.EXIT_OK
-    out = capsys.readouterr().out
-    mpack = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "mpack.json")))
-    assert out.startswith("mm2-verify %s (pyspark " % mpack["version"])
