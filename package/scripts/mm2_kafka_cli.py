@@ -105,7 +105,11 @@ class KafkaCli(object):
 
     def environment(self):
         # Not mm2-env.sh: its KAFKA_OPTS carries the JMX exporter agent of the MM2 process.
-        return {"JAVA_HOME": self.params.mm2_java_home or "", "KAFKA_HEAP_OPTS": TOOL_HEAP, "KAFKA_OPTS": ""}
+        # Its -D system properties (krb5.conf, JAAS, TLS) do apply: the tools log in as MM2 does.
+        # kafka-run-class.sh splits KAFKA_OPTS on blanks, as it does for MM2's own options.
+        opts = kafka_tools.tool_system_properties(self.params.mm2_jvm_opts)
+        return {"JAVA_HOME": self.params.mm2_java_home or "", "KAFKA_HEAP_OPTS": TOOL_HEAP,
+                "KAFKA_OPTS": " ".join(opts)}
 
     def run(self, args, stdin=None, timeout=None):
         command = " ".join(process.quote(a) for a in args)

@@ -117,3 +117,15 @@ def test_offsets_csv():
 def test_bytes_escaping_roundtrip():
     data = b"\x00\x05A\\x\xff ~"
     assert kt.unescape_bytes(fakekafka.bytes_tostring(data)) == data
+
+
+def test_tools_get_the_system_properties_of_mm2_jvm_opts_only():
+    # a realm outside /etc/krb5.conf (or a JAAS / TLS property) must reach the tools; GC and heap stay MM2's
+    opts = "-XX:+UseG1GC -Djava.security.krb5.conf=/etc/mm2/krb5.conf -XX:MaxGCPauseMillis=20 " \
+           "'-Djavax.net.debug=ssl,handshake' -Dsun.security.krb5.debug=true"
+    assert kt.tool_system_properties(opts) == [
+        "-Djava.security.krb5.conf=/etc/mm2/krb5.conf", "-Djavax.net.debug=ssl,handshake",
+        "-Dsun.security.krb5.debug=true"]
+    assert kt.tool_system_properties("") == []
+    assert kt.tool_system_properties(None) == []
+    assert kt.tool_system_properties("-Dunbalanced='x") == []
