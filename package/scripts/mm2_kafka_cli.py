@@ -19,6 +19,7 @@ from mm2_core import javaprops, kafka_tools, process
 from mm2_core import render as mm2_render
 
 TOOL_HEAP = "-Xmx512m"
+TOOL_KILL_GRACE = 10   # seconds between the TERM and the KILL of a tool that overran
 
 
 def _uid_gid(user, group):
@@ -112,18 +113,22 @@ class KafkaCli(object):
                 "KAFKA_OPTS": " ".join(opts)}
 
     def run(self, args, stdin=None, timeout=None):
-        command = " ".join(process.quote(a) for a in args)
+        timeout = int(timeout or self.timeout)
+        # coreutils timeout bounds the tool itself (TERM, KILL 10 s later): Ambari trunk's tree kill
+        # on Python 3 fails ("killtree.sh <pid> Signals.SIGKILL") and leaves the JVM running.
+        command = "timeout -k %d %d %s" % (TOOL_KILL_GRACE, timeout, " ".join(process.quote(a) for a in args))
         if stdin is not None:
             command = "printf '%%s\\n' %s | %s" % (process.quote(stdin), command)
-        timeout = timeout or self.timeout
         Logger.info("Running %s (as %s, timeout %ss)" % (" ".join(args), self.params.mm2_user, timeout))
         try:
-            # su -c starts a new session: only a tree kill reaches the tool's JVM on timeout
+            # su -c starts a new session: only a tree kill reaches the tool's JVM; a backstop here
             code, out, err = shell.call(command, user=self.params.mm2_user, env=self.environment(),
-                                        timeout=timeout, stderr=subprocess.PIPE, quiet=True,
+                                        timeout=timeout + TOOL_KILL_GRACE + 20, stderr=subprocess.PIPE, quiet=True,
                                         timeout_kill_strategy=TerminateStrategy.KILL_PROCESS_TREE)
         except ExecuteTimeoutException as e:
             return ToolResult(124, "", "timed out after %ss: %s" % (timeout, e))
+        if code in (124, 137):
+            return ToolResult(code, out, "timed out after %ss (killed)\n%s" % (timeout, err or ""))
         return ToolResult(code, out, err)
 
     # ---- the operations the checks use
