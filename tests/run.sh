@@ -5,8 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 
-PY3=${PY3:-python3}
-PY27=${PY27:-$(PYENV_VERSION=2.7.18 pyenv which python 2>/dev/null || command -v python2.7 || true)}
+PY3=${MM2_PY3:-python3}
+PY27=${MM2_PY27:-$(PYENV_VERSION=2.7.18 pyenv which python 2>/dev/null || command -v python2.7 || true)}
 
 echo "== setup: Python 3 ($($PY3 --version 2>&1))"
 [ -x .venv3/bin/python ] || "$PY3" -m venv .venv3
@@ -14,7 +14,7 @@ echo "== setup: Python 3 ($($PY3 --version 2>&1))"
 .venv3/bin/python -m pip install -q --disable-pip-version-check --no-deps -e .
 
 if [ -z "$PY27" ] || [ ! -x "$PY27" ]; then
-  echo "Python 2.7 not found: install it (pyenv install 2.7.18) or set PY27=/path/to/python2.7" >&2
+  echo "Python 2.7 not found: install it (pyenv install 2.7.18) or set MM2_PY27=/path/to/python2.7" >&2
   exit 1
 fi
 echo "== setup: Python 2.7 ($("$PY27" --version 2>&1))"

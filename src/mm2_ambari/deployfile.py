@@ -99,7 +99,7 @@ def parse(text, path="<topology>", environ=None, base_dir="."):
     if deployment is None:
         deployment = {}
     if not isinstance(deployment, dict):
-        raise BadInput("%s: deployment: must be a mapping (see the README, section REST automation)"
+        raise BadInput("%s: deployment: must be a mapping (see docs/automate.md)"
                        % df.where(DEPLOYMENT))
     _parse_deployment(df, deployment, environ, base_dir, problems)
     if problems:

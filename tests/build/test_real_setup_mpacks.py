@@ -1,7 +1,7 @@
 """Ambari's own setupMpacks.py (install-mpack, upgrade-mpack, uninstall-mpack) on our tarball.
 
 Runs only where extracted Ambari sources are available (CI has none):
-  MM2_AMBARI_SRC_R278=<release-2.7.8 tree>   run with Python 2.7 ($MM2_AMBARI_PY27, or pyenv 2.7.18)
+  MM2_AMBARI_SRC_R278=<release-2.7.8 tree>   run with Python 2.7 ($MM2_PY27, or pyenv 2.7.18)
   MM2_AMBARI_SRC_TRUNK=<trunk tree>          run with Python 3.9/3.10 that has `distro`
                                              ($MM2_AMBARI_PY3, or a pyenv 3.9.18/3.10.13 with distro)
   MM2_AMBARI_SRC=<either tree>               the line is recognised from its setupMpacks.py
@@ -91,7 +91,7 @@ def _pyenv_python(version):
 
 def _interpreter(line):
     if line == "2.7.8":
-        return os.environ.get("MM2_AMBARI_PY27") or mpack_helpers.load_build_module().find_python27()
+        return mpack_helpers.load_build_module().find_python27()  # $MM2_PY27 first
     candidates = [os.environ.get("MM2_AMBARI_PY3"), _pyenv_python("3.9.18"), _pyenv_python("3.10.13")]
     for candidate in candidates:
         if candidate and _has_distro(candidate):
@@ -110,7 +110,7 @@ def _line_params():
             continue
         python = _interpreter(line)
         if python is None:
-            reason = ("no Python 2.7 (set MM2_AMBARI_PY27)" if line == "2.7.8" else
+            reason = ("no Python 2.7 (set MM2_PY27)" if line == "2.7.8" else
                       "no Python 3.9/3.10 with `distro` (pip install distro in a venv outside the repo and "
                       "set MM2_AMBARI_PY3)")
             params.append(pytest.param(line, None, None, marks=pytest.mark.skip(reason=reason)))
