@@ -7,6 +7,7 @@ Each case goes INSTALL (existing Kafka home), CONFIGURE, START, STATUS, N record
 the target, SERVICE_CHECK, REPLICATION_STATUS, STOP (no JVM left, STATUS: not running).
 The cases are spread over the two Ambari lines (each line's library and Python runs the scripts).
 """
+import concurrent.futures
 import json
 import os
 import re
@@ -75,6 +76,13 @@ def stop_driver(driver):
     assert not os.path.exists(driver.pid_file), "pid file left after STOP"
     status = driver.run("STATUS")
     assert status.exit_code != 0, "STATUS says running after STOP:\n%s" % status.output[-2000:]
+
+
+def in_parallel(step, *drivers):
+    """step(driver) for every driver at once (as Ambari runs a command on several hosts); re-raises."""
+    with concurrent.futures.ThreadPoolExecutor(len(drivers)) as pool:
+        for future in [pool.submit(step, d) for d in drivers]:
+            future.result()
 
 
 def simple_clusters(source_bootstrap, target_bootstrap, **per_cluster):
@@ -301,8 +309,7 @@ def test_two_drivers_share_tasks_and_survive_a_kill(mpack, drivers, tmp_path):
         first, second = [drivers.new(mpack, line, str(tmp_path / ("host-%d" % i)), configurations=configurations,
                                      hostname=host, driver_hosts=hosts, metrics=False)
                          for i, host in enumerate(hosts)]
-        start_driver(first)
-        start_driver(second)
+        in_parallel(start_driver, first, second)   # Ambari starts the hosts of a component in parallel
         n = 4000
         src.produce_n(TOPIC, n)
         wait_count(dst, MIRRORED, n)
@@ -342,5 +349,4 @@ def test_two_drivers_share_tasks_and_survive_a_kill(mpack, drivers, tmp_path):
         check_and_status(first)
         # START recovers the killed host; then both stop cleanly
         ok(second.run("START"), "START after kill -9")
-        stop_driver(second)
-        stop_driver(first)
+        in_parallel(stop_driver, first, second)
