@@ -131,15 +131,31 @@ def write_metrics_config(params, basedir):
              owner=params.mm2_user, group=params.user_group, mode=0o600)
 
 
+def render_templates(params):
+    """(log4j text, env text), rendered before anything is written: a template that does not
+    render fails CONFIGURE with nothing changed (the validator checks the syntax already)."""
+    texts = []
+    for source, where in ((params.mm2_log4j_content, "kafka-mm2-log4j"), (params.env_content, "kafka-mm2-env/content")):
+        try:
+            texts.append(InlineTemplate(source).get_content())
+        except Exception as e:  # Jinja2's TemplateSyntaxError / UndefinedError: name the template
+            raise Fail("The %s template cannot be rendered (%s: %s); nothing was written and the previous "
+                       "files are kept. Fix the template or clear it to use the mpack's default."
+                       % (where, type(e).__name__, e))
+    return texts
+
+
 def configure(params, basedir):
     require_installation(params)
     rendering = render_files(params)   # validation first: a bad config writes nothing
+    log4j_text, env_text = render_templates(params)
     ensure_directories(params)
     write_rendered(params, rendering)
-    File(params.mm2_log4j_file, content=InlineTemplate(params.mm2_log4j_content),
+    # Already rendered: the text goes in as a variable, never parsed as Jinja again.
+    File(params.mm2_log4j_file, content=InlineTemplate("{{ rendered_text }}", rendered_text=log4j_text),
          owner=params.mm2_user, group=params.user_group, mode=0o644)
     File(params.mm2_log4j_stale_file, action="delete")
-    File(params.mm2_env_file, content=InlineTemplate(params.env_content),
+    File(params.mm2_env_file, content=InlineTemplate("{{ rendered_text }}", rendered_text=env_text),
          owner=params.mm2_user, group=params.user_group, mode=0o644)
     write_metrics_config(params, basedir)
     Logger.info("MirrorMaker 2 configured for Kafka %s (%s) from %s" % (

@@ -19,6 +19,10 @@ from mm2_ambari.errors import BadInput
 
 def resolve(url, user=None, environ=None, stdin=None, prompt=None, netrc_file=None):
     """Return (user, password) or raise BadInput saying how to provide them."""
+    from mm2_ambari.masking import url_password_problem
+    problem = url_password_problem(url)
+    if problem:  # it would show in `ps`, shell history and every error that names the URL
+        raise BadInput(problem)
     environ = os.environ if environ is None else environ
     stdin = sys.stdin if stdin is None else stdin
     user = user or environ.get("AMBARI_USER") or None

@@ -83,8 +83,8 @@ def test_configure_separate_kafka_3x(site):
     assert "A.bootstrap.servers=a1:9092" in texts["connect-mirror-maker.properties"]
     assert "log4j.appender.mm2File.File=${kafka.logs.dir}/mirrormaker.log" in texts["log4j.properties"]
     env_sh = texts["mm2-env.sh"]
-    assert 'export KAFKA_LOG4J_OPTS="-Dlog4j.configuration=file:%s/log4j.properties"' % driver.conf_dir in env_sh
-    assert 'export KAFKA_HEAP_OPTS="-Xms1g -Xmx2g"' in env_sh
+    assert "export KAFKA_LOG4J_OPTS='-Dlog4j.configuration=file:%s/log4j.properties'" % driver.conf_dir in env_sh
+    assert "export KAFKA_HEAP_OPTS='-Xms1g -Xmx2g'" in env_sh
 
 
 def test_configure_kafka_4_switches_to_log4j2(site):
@@ -95,7 +95,7 @@ def test_configure_kafka_4_switches_to_log4j2(site):
     run.assert_no_more_resources()
     assert 'fileName: "${sys:kafka.logs.dir}/mirrormaker.log"' in texts["log4j2.yaml"]
     assert 'size: "256MB"' in texts["log4j2.yaml"] and "max: 10" in texts["log4j2.yaml"]
-    assert 'KAFKA_LOG4J_OPTS="-Dlog4j2.configurationFile=%s/log4j2.yaml"' % driver.conf_dir in texts["mm2-env.sh"]
+    assert "KAFKA_LOG4J_OPTS='-Dlog4j2.configurationFile=%s/log4j2.yaml'" % driver.conf_dir in texts["mm2-env.sh"]
 
 
 def _prepare_start(driver):

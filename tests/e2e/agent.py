@@ -24,8 +24,9 @@ API (small on purpose; other suites reuse it):
     d.run("INSTALL" | "CONFIGURE" | "START" | "STATUS" | "STOP" | "REPLICATION_STATUS" | ..., configurations=..,
           command_params=.., timeout=..)  -> harness ExecutedRun (.exit_code, .output, .structured_out)
     d.service_check()             -> ExecutedRun of scripts/service_check.py
-    d.alerts()                    -> {alert name: (state, text)}: every alerts.json definition through the real
-                                     agent's ScriptAlert class of the line (tests/e2e/run_alerts.py)
+    d.alerts(thresholds=None)     -> {alert name: (state, text)}: every alerts.json definition through the real
+                                     agent's ScriptAlert class of the line (tests/e2e/run_alerts.py);
+                                     thresholds {alert: {parameter: value}} as edited in Ambari
     d.pid() / d.mm2_pids()        -> pid file's pid / live MM2 JVMs of this driver (found by its properties path)
     d.cleanup()                   -> kills this driver's MM2 JVMs by pid (call in finally / fixture teardown)
 """
@@ -240,10 +241,11 @@ class Driver(object):
         return self.run("SERVICE_CHECK", script="service_check", role=names.SERVICE_CHECK_ROLE,
                         timeout=timeout, **kwargs)
 
-    def alerts(self, timeout=120):
-        """{name: (state, text)} of every alert definition, collected by the line's real ScriptAlert."""
+    def alerts(self, thresholds=None, timeout=120):
+        """{name: (state, text)} of every alert definition, collected by the line's real ScriptAlert.
+        thresholds: {alert name: {parameter: value}}, as an operator edits them in Ambari."""
         full = self.last_command or self.command("STATUS")
-        request = {"agent_dir": os.path.join(self.src, "ambari-agent", "src", "main", "python", "ambari_agent"),
+        request = {"thresholds": thresholds or {}, "agent_dir": os.path.join(self.src, "ambari-agent", "src", "main", "python", "ambari_agent"),
                    "common_services": self.mpack.common_services, "definitions": self.mpack.alert_definitions(),
                    "state_dir": os.path.join(self.root, "alert-state"), "host": self.hostname, "full": full}
         env = harness.script_environment(python_path=agent_python_path(self.line))

@@ -2,7 +2,7 @@
 
 Started by agent.Driver.alerts() with the line's Python and the agent's PYTHONPATH. Reads one JSON request on
 stdin: agent_dir (ambari_agent of the checkout), common_services (the unpacked mpack's), definitions
-(alerts.json's list), state_dir, host, full (the command JSON: what ConfigurationBuilder hands the alerts).
+(alerts.json's list), thresholds ({alert: {parameter: value}}), state_dir, host, full (the command JSON: what ConfigurationBuilder hands the alerts).
 Prints {alert name: [state, text]} as JSON on the last stdout line.
 """
 import json
@@ -38,7 +38,9 @@ def main():
     for i, definition in enumerate(request["definitions"]):
         meta = dict(definition, definitionId=i, uuid="u%d" % i)
         source = json.loads(json.dumps(definition["source"]))
-        params = [p for p in source.get("parameters", []) if p["name"] != "state.directory"]
+        edited = request["thresholds"].get(definition["name"], {})
+        params = [dict(p, value=edited.get(p["name"], p.get("value"))) for p in source.get("parameters", [])
+                  if p["name"] != "state.directory"]
         source["parameters"] = params + [{"name": "state.directory", "value": request["state_dir"]}]
         source["common_services_directory"] = request["common_services"]
         alert = ScriptAlert(meta, source, _Config())
