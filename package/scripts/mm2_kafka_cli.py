@@ -19,6 +19,7 @@ from mm2_core import javaprops, kafka_tools, process
 from mm2_core import render as mm2_render
 
 TOOL_HEAP = "-Xmx512m"
+TOOL_KILL_GRACE = 10   # seconds between the TERM and the KILL of a tool that overran
 RECENT_RECORDS = 200          # per partition: heartbeats/s x herders, minutes of them
 RECENT_WINDOW_SECONDS = 60    # before Kafka 3.0: how long a read from the beginning may take
 QUIET_MS = 3000               # a bounded read ends after this much quiet (below heartbeat intervals)
@@ -118,12 +119,19 @@ class KafkaCli(object):
 
     def environment(self):
         # Not mm2-env.sh: its KAFKA_OPTS carries the JMX exporter agent of the MM2 process.
-        return {"JAVA_HOME": self.params.mm2_java_home or "", "KAFKA_HEAP_OPTS": TOOL_HEAP, "KAFKA_OPTS": ""}
+        # Its -D system properties (krb5.conf, JAAS, TLS) do apply: the tools log in as MM2 does.
+        # kafka-run-class.sh splits KAFKA_OPTS on blanks, as it does for MM2's own options.
+        opts = kafka_tools.tool_system_properties(self.params.mm2_jvm_opts)
+        return {"JAVA_HOME": self.params.mm2_java_home or "", "KAFKA_HEAP_OPTS": TOOL_HEAP,
+                "KAFKA_OPTS": " ".join(opts)}
 
     def run(self, args, stdin=None, timeout=None, keep_output=False):
         """Run a tool as the MM2 user. keep_output: stdout goes to a file in the private directory,
         so what a tool printed before it was killed at the timeout is still returned (code 124)."""
-        command = " ".join(process.quote(a) for a in args)
+        timeout = int(timeout or self.timeout)
+        # coreutils timeout bounds the tool itself (TERM, KILL 10 s later): Ambari trunk's tree kill
+        # on Python 3 fails ("killtree.sh <pid> Signals.SIGKILL") and leaves the JVM running.
+        command = "timeout -k %d %d %s" % (TOOL_KILL_GRACE, timeout, " ".join(process.quote(a) for a in args))
         if stdin is not None:
             command = "printf '%%s\\n' %s | %s" % (process.quote(stdin), command)
         out_file = None
@@ -131,15 +139,16 @@ class KafkaCli(object):
             self.outputs += 1
             out_file = os.path.join(self.dir, "out-%d.txt" % self.outputs)
             command = "%s > %s" % (command, process.quote(out_file))
-        timeout = timeout or self.timeout
         Logger.info("Running %s (as %s, timeout %ss)" % (" ".join(args), self.params.mm2_user, timeout))
         try:
-            # su -c starts a new session: only a tree kill reaches the tool's JVM on timeout
+            # su -c starts a new session: only a tree kill reaches the tool's JVM; a backstop here
             code, out, err = shell.call(command, user=self.params.mm2_user, env=self.environment(),
-                                        timeout=timeout, stderr=subprocess.PIPE, quiet=True,
+                                        timeout=timeout + TOOL_KILL_GRACE + 20, stderr=subprocess.PIPE, quiet=True,
                                         timeout_kill_strategy=TerminateStrategy.KILL_PROCESS_TREE)
         except ExecuteTimeoutException as e:
             code, out, err = 124, "", "timed out after %ss: %s" % (timeout, e)
+        if code in (124, 137):   # timeout's TERM / KILL: one "timed out" code for the callers
+            code, err = 124, "timed out after %ss (killed)\n%s" % (timeout, err or "")
         if out_file:
             out = _read_text(out_file)
         return ToolResult(code, out, err)

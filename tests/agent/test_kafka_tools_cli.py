@@ -119,6 +119,18 @@ def test_bytes_escaping_roundtrip():
     assert kt.unescape_bytes(fakekafka.bytes_tostring(data)) == data
 
 
+def test_tools_get_the_system_properties_of_mm2_jvm_opts_only():
+    # a realm outside /etc/krb5.conf (or a JAAS / TLS property) must reach the tools; GC and heap stay MM2's
+    opts = "-XX:+UseG1GC -Djava.security.krb5.conf=/etc/mm2/krb5.conf -XX:MaxGCPauseMillis=20 " \
+           "'-Djavax.net.debug=ssl,handshake' -Dsun.security.krb5.debug=true"
+    assert kt.tool_system_properties(opts) == [
+        "-Djava.security.krb5.conf=/etc/mm2/krb5.conf", "-Djavax.net.debug=ssl,handshake",
+        "-Dsun.security.krb5.debug=true"]
+    assert kt.tool_system_properties("") == []
+    assert kt.tool_system_properties(None) == []
+    assert kt.tool_system_properties("-Dunbalanced='x") == []
+
+
 def test_recent_reads_are_bounded_by_end_offsets():
     """kafka-get-offsets output (3.0+) -> the last N records of each non-empty partition."""
     out = "WARN something\nA.heartbeats:0:1250\nA.heartbeats:1:0\nother:0:5\nA.heartbeats:2:40\n"

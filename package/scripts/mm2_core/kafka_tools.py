@@ -6,6 +6,7 @@ encoding: STRING = int16 length + UTF-8, integers big-endian).
 """
 import json
 import re
+import shlex
 import struct
 
 MM2_FORMATTERS_VERSION = (2, 7, 0)     # org.apache.kafka.connect.mirror.formatters.*
@@ -319,6 +320,17 @@ def offsets_csv(checkpoints, with_group):
 
 _FILE_REF = re.compile(r"\$\{file:([^}:]+):([^}]+)\}")
 _CLIENT_SECURITY = ("security.protocol", "sasl.", "ssl.")
+
+
+def tool_system_properties(jvm_opts):
+    """The -D system properties of kafka-mm2-env/mm2_jvm_opts, for the Kafka tools the service
+    check and custom commands run: they must log in the way MM2 does (e.g.
+    -Djava.security.krb5.conf for a realm outside /etc/krb5.conf); heap and GC options stay MM2's."""
+    try:
+        tokens = shlex.split(jvm_opts or "")
+    except ValueError:
+        return []
+    return [t for t in tokens if t.startswith("-D")]
 
 
 def client_properties(properties, alias, secrets=None):
