@@ -190,10 +190,6 @@ def test_one_way_dr_full_lifecycle(line, policy, mpack, kafka_pool, drivers, tmp
     assert d.mm2_pids() == []
 
 
-@pytest.mark.xfail(strict=True, reason="known gap (docs/incoming/issue11.md): with the target cluster down, the "
-                   "A->B herder loses its Connect group (its internal topics live on the target), its tasks are "
-                   "unassigned and their metrics vanish, so the latency and lag alerts report the flow as 'not "
-                   "replicated by this host' (OK); the heartbeat alert is the one that fires (after its warning gap)")
 def test_latency_and_lag_alerts_when_target_down():
     """The full lifecycle above stopped the target with records flowing: latency and lag must leave OK."""
     seen = OBSERVED_TARGET_DOWN.get(TARGET_DOWN_LINE)

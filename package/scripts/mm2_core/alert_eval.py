@@ -13,6 +13,8 @@ Reading MM2's metrics correctly:
   process has the same three connectors, so with several herders per JVM a status cannot
   always be pinned to one flow; the texts then list the candidate flows.
 """
+import time
+
 from mm2_core import metrics as m
 from mm2_core.alert_config import FlowSpec
 
@@ -350,12 +352,13 @@ class _LatencyStats(object):
         self.skew = 0.0
 
 
-def evaluate_latency(snap, flows, expected_names, thresholds):
+def evaluate_latency(snap, flows, expected_names, thresholds, nowhere=None):
     """Worst partition latency (windowed average, seconds) per flow; idle partitions ignored,
     stalled ones (no record replicated in the window while lag remains) at least WARNING.
 
     Each flow stands on its own evidence: a negative latency (the MM2 host's clock is behind
-    the producers') or a series without its labels makes only that flow's line say so."""
+    the producers') or a series without its labels makes only that flow's line say so.
+    nowhere: {flow name: (state, line)} of evaluate_replicated_nowhere for flows without partitions here."""
     resolver = resolver_for(snap, flows)
     lags = lag_by_partition(snap, resolver)
     unsure = set()
@@ -427,16 +430,19 @@ def evaluate_latency(snap, flows, expected_names, thresholds):
             per_flow[name] = (state, line + "; " + note)
     for name in expected_names:
         if name not in per_flow:
-            per_flow[name] = (OK, "%s: no partition of this flow is replicated by this host (its tasks run on "
-                                  "another driver host, or it has no topic to replicate)" % name)
+            per_flow[name] = (nowhere or {}).get(name) or (
+                OK, "%s: no partition of this flow is replicated by this host (its tasks run on another driver "
+                    "host, or it has no topic to replicate)" % name)
     if not per_flow:
         return Result(OK, ["No replication flow runs on this host"])
     return Result(worst(s for s, _ in per_flow.values()), _ordered(per_flow, expected_names))
 
 
 # --- replication lag ----------------------------------------------------------------------------------
-def evaluate_lag(snap, flows, expected_names, thresholds):
-    """Worst partition lag (records the replication consumer has not fetched yet) per flow."""
+def evaluate_lag(snap, flows, expected_names, thresholds, nowhere=None):
+    """Worst partition lag (records the replication consumer has not fetched yet) per flow.
+    nowhere: {flow name: (state, line)} of evaluate_replicated_nowhere for flows without partitions here."""
+    nowhere = nowhere or {}
     resolver = resolver_for(snap, flows)
     lags = lag_by_partition(snap, resolver)
     mode = lags.mode
@@ -446,8 +452,11 @@ def evaluate_lag(snap, flows, expected_names, thresholds):
             return Result(UNKNOWN, ["This host replicates partitions but exports no consumer lag "
                                     "(%s / %s): the exporter does not use the mpack's rules file "
                                     "jmx_exporter_mm2.yaml" % (m.REPLICATION_LAG, m.CONSUMER_LAG)])
-        lines = ["%s: no partition of this flow is replicated by this host" % n for n in sorted(expected_names)]
-        return Result(OK, lines or ["No replication flow runs on this host"])
+        per_flow = dict((n, nowhere.get(n) or (OK, "%s: no partition of this flow is replicated by this host" % n))
+                        for n in expected_names)
+        if not per_flow:
+            return Result(OK, ["No replication flow runs on this host"])
+        return Result(worst(s for s, _ in per_flow.values()), _ordered(per_flow, expected_names))
     per = {}
     for (name, topic, partition), lag in sorted(lags.by_key.items()):   # ties: the same text on every line
         entry = per.get(name)
@@ -469,7 +478,8 @@ def evaluate_lag(snap, flows, expected_names, thresholds):
         per_flow[name] = (state, line)
     for name in expected_names:
         if name not in per_flow:
-            per_flow[name] = (OK, "%s: no partition of this flow is replicated by this host" % name)
+            per_flow[name] = nowhere.get(name) or (OK, "%s: no partition of this flow is replicated by this host"
+                                                   % name)
     lines = _ordered(per_flow, expected_names)
     states = [s for s, _ in per_flow.values()]
     lagging = [u for u in lags.unattributed if u[2] > 0]
@@ -653,6 +663,53 @@ def evaluate_task_placement(local, expected, views, errors, hosts_known, thresho
     if lines and lines[0].startswith("No driver host"):
         return Result(worst(states), lines + local.lines)
     return Result(worst(states), local.lines + lines)
+
+
+UNREPLICATED_CRITICAL_AFTER = 120.0   # s without any task of a flow on any driver host: lag CRITICAL
+
+
+def _utc(ts):
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(ts))
+
+
+def evaluate_replicated_nowhere(by_time, missing, last_seen, herder_starts, errors, hosts_known, now, thresholds,
+                                hosts_read):
+    """{flow name: (state, line)} for flows served here whose partitions no driver host replicates.
+
+    A real MM2 whose target is down loses the herder's Connect group (its internal topics live on the
+    target): the tasks are unassigned and their metrics vanish, so "no partition here" is not OK once
+    the flow replicated before (last_seen: {name: time}) or its herder has run past the startup grace
+    (a flow with heartbeats always has a partition to replicate). by_time: judge the time since then
+    against the thresholds (latency, seconds); else WARNING, CRITICAL after UNREPLICATED_CRITICAL_AFTER."""
+    result = {}
+    read = ", ".join(hosts_read)
+    for flow in missing:
+        if errors:
+            result[flow.name] = (OK, "%s: no partition of this flow is replicated by this host, and %s could not "
+                                     "be read to tell whether another driver host does: %s" % (
+                                         flow.name, ", ".join(sorted(errors)),
+                                         "; ".join("%s: %s" % kv for kv in sorted(errors.items()))))
+            continue
+        if not hosts_known:
+            continue
+        since = last_seen.get(flow.name)
+        start_ms = herder_starts.get((flow.source, flow.target))
+        if since is None and start_ms and flow.heartbeats and now - start_ms / 1000.0 >= TASKS_STARTUP_GRACE:
+            since = start_ms / 1000.0 + TASKS_STARTUP_GRACE
+        if since is None:
+            continue
+        seconds = max(0.0, now - since)
+        if by_time:
+            state = worst([WARNING, thresholds.state(seconds)])
+            against = thresholds.against(seconds)
+        else:
+            state = CRITICAL if seconds >= UNREPLICATED_CRITICAL_AFTER else WARNING
+            against = "(CRITICAL after %s s)" % fmt_number(UNREPLICATED_CRITICAL_AFTER)
+        result[flow.name] = (state, "%s: no task replicates it on any driver host since %s, %s s ago %s (hosts "
+                                    "read: %s; target unreachable? see mirrormaker.log: the herder's tasks are "
+                                    "unassigned while it cannot reach its Connect group on the target)" % (
+                                        flow.name, _utc(since), fmt_number(seconds), against, read))
+    return result
 
 
 # --- heartbeats --------------------------------------------------------------------------------------

@@ -263,10 +263,11 @@ def _execute(kind, token_map, parameters, host_name, now):
     flows_here = cfg.flows_for_host(flows or [], targets)
     expected_names = [f.name for f in flows_here]
 
-    if kind == LATENCY:
-        result = ev.evaluate_latency(snap, flows or [], expected_names, thresholds)
-    elif kind == LAG:
-        result = ev.evaluate_lag(snap, flows or [], expected_names, thresholds)
+    if kind in (LATENCY, LAG):
+        nowhere = _replicated_nowhere(kind, snap, token_map, parameters, endpoint, host, flows or [], flows_here,
+                                      now, thresholds, deadline)
+        evaluate = ev.evaluate_latency if kind == LATENCY else ev.evaluate_lag
+        result = evaluate(snap, flows or [], expected_names, thresholds, nowhere)
     elif kind == TASKS:
         result = _tasks(snap, token_map, parameters, endpoint, host, flows or [], flows_here, now, thresholds,
                         deadline)
@@ -312,15 +313,11 @@ def _process_result(snap, fetched, thresholds, proc, host):
     return ev.Result(state, [line])
 
 
-def _tasks(snap, token_map, parameters, endpoint, host, flows, flows_here, now, thresholds, deadline):
-    """This host's connectors and tasks; the other driver hosts are read only when a flow served
-    here shows no replication task on this host (so a flow replicated nowhere is CRITICAL)."""
-    local = ev.evaluate_tasks(snap, flows, thresholds)
-    views = [(host, ev.task_evidence(snap, flows))]
-    if not flows_here or all(f.name in views[0][1][0] for f in flows_here):
-        return local
+def _peer_views(family_kind, token_map, parameters, endpoint, host, flows, deadline):
+    """([(peer, task evidence)], {peer: why unreadable}, driver host list known) of the other driver hosts."""
     all_hosts = cfg.driver_hosts(token_map)
     peers = [h for h in all_hosts if h.lower() != host.lower()]
+    views = []
     errors = {}
     if peers:
         got = _fetch_peers(endpoint, peers, parameters, deadline)
@@ -329,10 +326,49 @@ def _tasks(snap, token_map, parameters, endpoint, host, flows, flows_here, now, 
             if not res.ok:
                 errors[peer] = res.error
                 continue
-            views.append((peer, ev.task_evidence(m.Snapshot(res.text, FAMILIES[TASKS], res.at, res.url), flows)))
+            views.append((peer, ev.task_evidence(m.Snapshot(res.text, FAMILIES[family_kind], res.at, res.url),
+                                                 flows)))
+    return views, errors, bool(all_hosts)
+
+
+def _replicated_nowhere(kind, snap, token_map, parameters, endpoint, host, flows, flows_here, now, thresholds,
+                        deadline):
+    """{flow name: (state, line)} for the flows served here that no driver host replicates (target down:
+    the herder lost its Connect group, its tasks and their metrics are gone). The other driver hosts are
+    read only when a flow has no partition here; the last time each flow was seen replicating is kept."""
+    path = _state_path(parameters, kind)
+    state = alert_state.load(path)
+    last_seen = state.get("replicated_at")
+    if not isinstance(last_seen, dict):
+        last_seen = {}
+    seen = set(ev.task_evidence(snap, flows)[0])
+    nowhere = {}
+    if any(f.name not in seen for f in flows_here):
+        views, errors, hosts_known = _peer_views(kind, token_map, parameters, endpoint, host, flows, deadline)
+        for _, (names_there, _, _) in views:
+            seen |= names_there
+        starts = dict((k, v.get("start_ms")) for k, v in ev.herders(snap).items())
+        nowhere = ev.evaluate_replicated_nowhere(kind == LATENCY, [f for f in flows_here if f.name not in seen],
+                                                 last_seen, starts, errors, hosts_known, now, thresholds,
+                                                 [host] + [h for h, _ in views])
+    for name in seen:
+        last_seen[name] = now
+    _save(path, ev.Result(ev.OK, [], {"replicated_at": last_seen}))
+    return nowhere
+
+
+def _tasks(snap, token_map, parameters, endpoint, host, flows, flows_here, now, thresholds, deadline):
+    """This host's connectors and tasks; the other driver hosts are read only when a flow served
+    here shows no replication task on this host (so a flow replicated nowhere is CRITICAL)."""
+    local = ev.evaluate_tasks(snap, flows, thresholds)
+    views = [(host, ev.task_evidence(snap, flows))]
+    if not flows_here or all(f.name in views[0][1][0] for f in flows_here):
+        return local
+    peer_views, errors, hosts_known = _peer_views(TASKS, token_map, parameters, endpoint, host, flows, deadline)
+    views.extend(peer_views)
     starts = [h["start_ms"] for h in ev.herders(snap).values() if h.get("start_ms")]
     started_ago = (now - max(starts) / 1000.0) if starts else None
-    return ev.evaluate_task_placement(local, flows_here, views, errors, bool(all_hosts), thresholds, started_ago)
+    return ev.evaluate_task_placement(local, flows_here, views, errors, hosts_known, thresholds, started_ago)
 
 
 def _heartbeats(snap, token_map, parameters, endpoint, host, flows, targets, now, thresholds, deadline):
