@@ -1,0 +1,123 @@
+"""Latency and lag alerts when no driver host replicates a flow (the target cluster is down).
+
+A real MM2 (3.9) whose target is stopped loses that flow's Connect group: its herder stays up
+(app-info and start time still exported) but its connectors and tasks are unassigned, so every
+replication partition and consumer metric of the flow vanishes. The simulator writes exactly that
+(herders up, no connector/task/partition beans)."""
+import pytest
+
+from conftest import render
+from mm2_sim import Flow, MM2Process, partitions
+
+T0 = 1800000000.0          # alert runs' clock (s); the herders started long before (sim default 2023)
+KINDS = ["latency", "lag"]
+LATENCY = {"latency.warning": 30.0, "latency.critical": 120.0}
+
+
+def _healthy(flows=(("A", "B"),), version="3.9.0", **kw):
+    return render(MM2Process(version, herders=[("A", "B"), ("B", "A")],
+                             flows=[Flow(s, t, partitions("orders", 2, latency_avg=80.0, lag=3.0)) for s, t in flows],
+                             **kw))
+
+
+def _target_down(version="3.9.0", **kw):
+    """Herders up, Connect revoked everything: no connector, task or partition metrics."""
+    nothing = {"MirrorSourceConnector": None, "MirrorCheckpointConnector": None, "MirrorHeartbeatConnector": None}
+    return render(MM2Process(version, herders=[("A", "B"), ("B", "A")], flows=[], connector_status=nothing,
+                             task_status={("MirrorHeartbeatConnector", 0): None}, **kw))
+
+
+def _params(kind):
+    return LATENCY if kind == "latency" else {}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_single_driver_target_down_after_replicating_goes_warning_then_critical(metrics_server, run_alert, kind):
+    server = metrics_server(_healthy())
+    state, text = run_alert(kind, server.port, _params(kind), now=T0, hosts=["127.0.0.1"])
+    assert state == "OK", text
+    server.payload = _target_down()
+    state, text = run_alert(kind, server.port, _params(kind), now=T0 + 40, hosts=["127.0.0.1"])
+    assert state == "WARNING", text
+    assert text.startswith("A->B: no task replicates it on any driver host since 2027-01-15 08:00:00 UTC, 40 s ago")
+    assert "target unreachable? see mirrormaker.log" in text and "hosts read: 127.0.0.1" in text
+    state, text = run_alert(kind, server.port, _params(kind), now=T0 + 130, hosts=["127.0.0.1"])
+    assert state == "CRITICAL", text
+    assert "since 2027-01-15 08:00:00 UTC, 130 s ago" in text      # since the last run that saw it replicate
+    server.payload = _healthy()
+    state, text = run_alert(kind, server.port, _params(kind), now=T0 + 200, hosts=["127.0.0.1"])
+    assert state == "OK", text
+
+
+def test_latency_follows_its_thresholds_for_the_time_without_tasks(metrics_server, run_alert):
+    server = metrics_server(_healthy())
+    run_alert("latency", server.port, LATENCY, now=T0, hosts=["127.0.0.1"])
+    server.payload = _target_down()
+    state, text = run_alert("latency", server.port, {"latency.warning": 5.0, "latency.critical": 15.0},
+                            now=T0 + 16, hosts=["127.0.0.1"])
+    assert state == "CRITICAL" and ">= critical 15 s" in text, text
+    # a short gap (a rebalance) is still at least WARNING for the latency alert: nothing replicates
+    state, text = run_alert("latency", server.port, LATENCY, now=T0 + 17, hosts=["127.0.0.1"])
+    assert state == "WARNING", text
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_tasks_moved_to_another_driver_host_is_ok(metrics_server, run_alert, kind):
+    local = metrics_server(_healthy())
+    run_alert(kind, local.port, _params(kind), now=T0, hosts=["127.0.0.1", "127.0.0.2"])
+    local.payload = _target_down()
+    metrics_server(_healthy(), host="127.0.0.2", port=local.port)
+    state, text = run_alert(kind, local.port, _params(kind), now=T0 + 300, hosts=["127.0.0.1", "127.0.0.2"])
+    assert state == "OK", text
+    assert text.startswith("A->B: no partition of this flow is replicated by this host")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_no_driver_host_replicates_it_is_critical(metrics_server, run_alert, kind):
+    local = metrics_server(_target_down())
+    metrics_server(_target_down(), host="127.0.0.2", port=local.port)
+    state, text = run_alert(kind, local.port, _params(kind), now=T0, hosts=["127.0.0.1", "127.0.0.2"])
+    # never seen replicating, but the herder has run far past the startup grace
+    assert state == "CRITICAL", text
+    assert "A->B: no task replicates it on any driver host since" in text
+    assert "hosts read: 127.0.0.1, 127.0.0.2" in text
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_right_after_start_without_tasks_is_ok(metrics_server, run_alert, kind):
+    started = (T0 - 30) * 1000.0
+    server = metrics_server(_target_down(herder_start={"A->B": started, "B->A": started}))
+    state, text = run_alert(kind, server.port, _params(kind), now=T0, hosts=["127.0.0.1"])
+    assert state == "OK", text
+    assert text.startswith("A->B: no partition of this flow is replicated by this host")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_each_flow_is_judged_on_its_own(metrics_server, run_alert, kind):
+    """Active-active on one host: B's cluster down stops A->B only; B->A keeps its own (OK) line."""
+    both = _healthy(flows=(("A", "B"), ("B", "A")))
+    server = metrics_server(both)
+    run_alert(kind, server.port, _params(kind), now=T0, hosts=["127.0.0.1"], replication={"direction": "active-active"})
+    server.payload = _healthy(flows=(("B", "A"),))
+    state, text = run_alert(kind, server.port, _params(kind), now=T0 + 200, hosts=["127.0.0.1"],
+                            replication={"direction": "active-active"})
+    assert state == "CRITICAL", text
+    lines = text.split("\n")
+    assert lines[0].startswith("A->B: no task replicates it on any driver host")
+    assert lines[1].startswith("B->A: worst partition"), lines
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_unreadable_peer_is_named_and_not_guessed(metrics_server, run_alert, kind):
+    local = metrics_server(_target_down())
+    state, text = run_alert(kind, local.port, _params(kind), now=T0, hosts=["127.0.0.1", "127.0.0.2"])
+    assert state == "OK", text
+    assert text.startswith("A->B: no partition of this flow is replicated by this host, and 127.0.0.2 could not "
+                           "be read to tell whether another driver host does: 127.0.0.2: connection refused")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_without_the_driver_host_list_nothing_is_assumed(metrics_server, run_alert, kind):
+    server = metrics_server(_target_down())
+    state, text = run_alert(kind, server.port, _params(kind), now=T0)
+    assert state == "OK", text
