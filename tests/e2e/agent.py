@@ -231,11 +231,13 @@ class Driver(object):
         self.last_command = cmd
         return cmd
 
-    def run(self, command, script="mm2_driver", timeout=300, **kwargs):
+    def run(self, command, script="mm2_driver", timeout=300, env=None, **kwargs):
+        """env: extra environment of the agent's script process (e.g. PYSPARK_PYTHON, as an agent host sets it)."""
         cmd = self.command(command, **kwargs)
         return harness.run_script(self.mpack.script(script), cmd, os.path.join(self.root, "agent"),
                                   basedir=self.mpack.package_dir, python=self.python, timeout=timeout,
-                                  python_path=agent_python_path(self.line), post_stop_max_seconds=None)
+                                  python_path=agent_python_path(self.line), post_stop_max_seconds=None,
+                                  extra_env=env)
 
     def service_check(self, timeout=300, **kwargs):
         return self.run("SERVICE_CHECK", script="service_check", role=names.SERVICE_CHECK_ROLE,

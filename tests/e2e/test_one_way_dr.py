@@ -2,10 +2,11 @@
 
 Ambari 2.7.8 (Python 2.7) runs the identity policy, trunk (Python 3.9) the default (prefixed) policy; each runs the
 full lifecycle: INSTALL (existing Kafka home), CONFIGURE, START, STATUS, exact counts under the policy's names,
-SERVICE_CHECK, REPLICATION_STATUS, EXPORT_TRANSLATED_OFFSETS, the six alerts on the real exporter's metrics
+SERVICE_CHECK, REPLICATION_STATUS, EXPORT_TRANSLATED_OFFSETS, VERIFY_REPLICATION (trunk), the six alerts on the real exporter's metrics
 (healthy, target down, process killed), STOP/START with nothing lost, kill -9 and recovery.
 """
 import os
+import sys
 import time
 
 import pytest
@@ -26,6 +27,32 @@ TARGET_DOWN_LINE = "trunk"
 TARGET_DOWN_SECONDS = 60
 DOWN_ALERTS = ("mm2_replication_latency", "mm2_replication_lag")
 OBSERVED_TARGET_DOWN = {}
+VERIFY_LINE = "trunk"        # VERIFY_REPLICATION (a Spark job: ~1 min) on one line only, for CI time
+
+
+def verify_replication(d, topic, target_topic, expected):
+    """VERIFY_REPLICATION through the agent: Spark local[2] from the test's pyspark with Spark's own Kafka
+    connector (../shared/spark-kafka) given the way an operator gives it, verify.spark.submit.args --jars."""
+    step("VERIFY_REPLICATION")
+    connector = rk.shared_dir("spark-kafka")
+    try:
+        import pyspark
+    except ImportError:
+        pyspark = None
+    if not connector or pyspark is None:
+        step("VERIFY_REPLICATION skipped: %s" % ("no ../shared/spark-kafka" if not connector else "no pyspark"))
+        return
+    jars = ",".join(sorted(os.path.join(connector, f) for f in os.listdir(connector) if f.endswith(".jar")))
+    replication = {"verify.topics": topic, "verify.spark.mode": "local",
+                   "verify.spark.home": os.path.dirname(os.path.abspath(pyspark.__file__)),
+                   "verify.spark.submit.args": "--jars %s --conf spark.sql.shuffle.partitions=4" % jars}
+    run = ok(d.run(names.CMD_VERIFY, timeout=600, env={"PYSPARK_PYTHON": sys.executable},
+                   configurations={names.REPLICATION: replication}), "VERIFY_REPLICATION")
+    result = run.structured_out["verify_replication"]
+    assert result["status"] == "OK" and result["spark_master"].startswith("local"), result
+    totals = result["flows"]["A->B"]
+    assert (totals["source_records"], totals["matched"], totals["missing"], totals["duplicates"]) == \
+        (expected, expected, 0, 0), (target_topic, totals)
 
 
 def mirrored(policy, source, topic):
@@ -130,6 +157,9 @@ def test_one_way_dr_full_lifecycle(line, policy, mpack, kafka_pool, drivers, tmp
             keys(a, topic, 1, partition=partition, offset=mid)
     with open(exported["e2e-done"]["csv"]) as fh:
         assert "%s,0,%d" % (target_topic, ends[0]) in fh.read()
+
+    if line == VERIFY_LINE:
+        verify_replication(d, topic, target_topic, N)
 
     step('the six alerts')
     # -- the six alerts on the real exporter's metrics: all OK while healthy
