@@ -185,6 +185,8 @@ def test_one_way_dr_full_lifecycle(line, policy, mpack, kafka_pool, drivers, tmp
                 seen.append(current)
                 assert current["mm2_driver_process"][0] == "OK", current
                 if all(current[n][0] in ("WARNING", "CRITICAL") for n in DOWN_ALERTS):
+                    step("target down: %s" % "; ".join("%s %s: %s" % (n, current[n][0], current[n][1])
+                                                       for n in DOWN_ALERTS))
                     break
                 time.sleep(5)
         finally:
