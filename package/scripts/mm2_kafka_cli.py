@@ -19,6 +19,10 @@ from mm2_core import javaprops, kafka_tools, process
 from mm2_core import render as mm2_render
 
 TOOL_HEAP = "-Xmx512m"
+TOOL_KILL_GRACE = 10   # seconds between the TERM and the KILL of a tool that overran
+RECENT_RECORDS = 200          # per partition: heartbeats/s x herders, minutes of them
+RECENT_WINDOW_SECONDS = 60    # before Kafka 3.0: how long a read from the beginning may take
+QUIET_MS = 3000               # a bounded read ends after this much quiet (below heartbeat intervals)
 
 
 def _uid_gid(user, group):
@@ -40,6 +44,7 @@ class ToolResult(object):
         self.code = code
         self.out = out or ""
         self.err = err or ""
+        self.note = None   # read_recent: why the records read may be incomplete
 
     @property
     def ok(self):
@@ -49,6 +54,14 @@ class ToolResult(object):
         """The telling part of a failed tool's output (Kafka prints a stack trace)."""
         text = [l for l in (self.err + "\n" + self.out).splitlines() if l.strip()]
         return "\n".join(text[:lines]) or "exit code %s" % self.code
+
+
+def _read_text(path):
+    try:
+        with open(path, "rb") as fh:
+            return fh.read().decode("utf-8", "replace")
+    except (IOError, OSError):
+        return ""
 
 
 class KafkaCli(object):
@@ -77,6 +90,7 @@ class KafkaCli(object):
         if secrets_file is not None:
             secrets = javaprops.load_dict(secrets_file.text)
         self.secrets = secrets
+        self.outputs = 0
 
     def __enter__(self):
         return self
@@ -105,21 +119,38 @@ class KafkaCli(object):
 
     def environment(self):
         # Not mm2-env.sh: its KAFKA_OPTS carries the JMX exporter agent of the MM2 process.
-        return {"JAVA_HOME": self.params.mm2_java_home or "", "KAFKA_HEAP_OPTS": TOOL_HEAP, "KAFKA_OPTS": ""}
+        # Its -D system properties (krb5.conf, JAAS, TLS) do apply: the tools log in as MM2 does.
+        # kafka-run-class.sh splits KAFKA_OPTS on blanks, as it does for MM2's own options.
+        opts = kafka_tools.tool_system_properties(self.params.mm2_jvm_opts)
+        return {"JAVA_HOME": self.params.mm2_java_home or "", "KAFKA_HEAP_OPTS": TOOL_HEAP,
+                "KAFKA_OPTS": " ".join(opts)}
 
-    def run(self, args, stdin=None, timeout=None):
-        command = " ".join(process.quote(a) for a in args)
+    def run(self, args, stdin=None, timeout=None, keep_output=False):
+        """Run a tool as the MM2 user. keep_output: stdout goes to a file in the private directory,
+        so what a tool printed before it was killed at the timeout is still returned (code 124)."""
+        timeout = int(timeout or self.timeout)
+        # coreutils timeout bounds the tool itself (TERM, KILL 10 s later): Ambari trunk's tree kill
+        # on Python 3 fails ("killtree.sh <pid> Signals.SIGKILL") and leaves the JVM running.
+        command = "timeout -k %d %d %s" % (TOOL_KILL_GRACE, timeout, " ".join(process.quote(a) for a in args))
         if stdin is not None:
             command = "printf '%%s\\n' %s | %s" % (process.quote(stdin), command)
-        timeout = timeout or self.timeout
+        out_file = None
+        if keep_output:
+            self.outputs += 1
+            out_file = os.path.join(self.dir, "out-%d.txt" % self.outputs)
+            command = "%s > %s" % (command, process.quote(out_file))
         Logger.info("Running %s (as %s, timeout %ss)" % (" ".join(args), self.params.mm2_user, timeout))
         try:
-            # su -c starts a new session: only a tree kill reaches the tool's JVM on timeout
+            # su -c starts a new session: only a tree kill reaches the tool's JVM; a backstop here
             code, out, err = shell.call(command, user=self.params.mm2_user, env=self.environment(),
-                                        timeout=timeout, stderr=subprocess.PIPE, quiet=True,
+                                        timeout=timeout + TOOL_KILL_GRACE + 20, stderr=subprocess.PIPE, quiet=True,
                                         timeout_kill_strategy=TerminateStrategy.KILL_PROCESS_TREE)
         except ExecuteTimeoutException as e:
-            return ToolResult(124, "", "timed out after %ss: %s" % (timeout, e))
+            code, out, err = 124, "", "timed out after %ss: %s" % (timeout, e)
+        if code in (124, 137):   # timeout's TERM / KILL: one "timed out" code for the callers
+            code, err = 124, "timed out after %ss (killed)\n%s" % (timeout, err or "")
+        if out_file:
+            out = _read_text(out_file)
         return ToolResult(code, out, err)
 
     # ---- the operations the checks use
@@ -143,8 +174,44 @@ class KafkaCli(object):
         return self.run(kafka_tools.console_producer(self.home, self.version, self.bootstrap(alias),
                                                      self.config(alias), topic), stdin=line)
 
-    def consume(self, alias, topic, mode="text", timeout_ms=10000, max_messages=None):
+    def consume(self, alias, topic, mode="text", timeout_ms=10000, max_messages=None, partition=None, offset=None):
         return self.run(kafka_tools.console_consumer(self.home, self.version, self.bootstrap(alias),
                                                      self.config(alias), topic, mode=mode, timeout_ms=timeout_ms,
-                                                     max_messages=max_messages),
-                        timeout=self.timeout + timeout_ms // 1000)
+                                                     max_messages=max_messages, partition=partition, offset=offset),
+                        timeout=self.timeout + timeout_ms // 1000, keep_output=True)
+
+    def read_recent(self, alias, topic, mode="text", records=RECENT_RECORDS, window_seconds=RECENT_WINDOW_SECONDS):
+        """The last `records` records of each partition of a topic that may be written to
+        continuously (heartbeats): bounded by its end offsets (Kafka 3.0+), else by a time window
+        over a read from the beginning. Returns a ToolResult whose .note says when the read may
+        be incomplete (window ended, offsets unknown) and why."""
+        command = kafka_tools.end_offsets_command(self.home, self.version, self.bootstrap(alias), self.config(alias),
+                                                  topic)
+        if command is not None:
+            res = self.run(command)
+            ends = kafka_tools.parse_end_offsets(res.out, topic) if res.ok else {}
+            if ends:
+                outs, errs, code = [], [], 0
+                for partition, start, count in kafka_tools.tail_reads(ends, records):
+                    part = self.consume(alias, topic, mode=mode, timeout_ms=QUIET_MS, max_messages=count,
+                                        partition=partition, offset=start)
+                    outs.append(part.out)
+                    if not part.ok:
+                        code = part.code
+                        errs.append(part.problem())
+                result = ToolResult(code, "\n".join(outs), "\n".join(errs))
+                if not result.ok:
+                    result.note = "reading %s on %s failed: %s" % (topic, alias, result.problem())
+                return result
+            why = "end offsets unknown (%s)" % (res.problem() if not res.ok else "no partitions")
+        else:
+            why = "Kafka %s has no kafka-get-offsets" % ".".join(str(v) for v in self.version)
+        result = self.run(kafka_tools.console_consumer(self.home, self.version, self.bootstrap(alias),
+                                                       self.config(alias), topic, mode=mode, timeout_ms=QUIET_MS),
+                          timeout=window_seconds, keep_output=True)
+        if result.code == 124:
+            result.note = ("%s; read %s on %s from the beginning for %ss only: older records may be all that was "
+                           "seen" % (why, topic, alias, window_seconds))
+        elif not result.ok:
+            result.note = "reading %s on %s failed: %s" % (topic, alias, result.problem())
+        return result
