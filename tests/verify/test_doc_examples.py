@@ -88,29 +88,18 @@ UNQUOTED_FLOW = re.compile(r"--flow\s+[A-Za-z0-9_-]+->")
 ELSEWHERE = re.compile(r"(?:^|\s)(?:/data/|hdfs://)")
 
 
-def example_params():
-    """One parameter per command.  Examples written before this test leave the flow unquoted (the
-    shell redirects) or read dumps at /data/ or hdfs:// that no test can provide; until the
-    examples of docs/incoming/issue15.md replace them, those are expected to fail, strictly: a
-    fixed example then fails here until its mark goes."""
-    params = []
-    for doc, number, command in EXAMPLES:
-        marks = []
-        if UNQUOTED_FLOW.search(command):
-            marks = [pytest.mark.xfail(strict=True, reason="unquoted --flow: the shell reads '>' as a redirect")]
-        elif ELSEWHERE.search(command) and "--print-spark-submit" not in command:
-            marks = [pytest.mark.xfail(strict=True, reason="reads dumps no test provides (/data/, hdfs://): "
-                                                           "use docs/incoming/issue15.md's runnable examples")]
-        params.append(pytest.param(doc, number, command, id="%s:%d" % (doc, number), marks=marks))
-    return params
-
-
 def test_no_new_doc_example_leaves_the_flow_unquoted():
     bad = ["%s:%d" % (d, n) for d, n, c in EXAMPLES if UNQUOTED_FLOW.search(c)]
     assert not bad, "quote the flow ('primary->backup') in %s" % ", ".join(bad)
 
 
-@pytest.mark.parametrize("doc, line, command", example_params())
+def test_no_doc_example_reads_dumps_no_test_provides():
+    """Dumps at /data/ or hdfs:// exist on no test machine: show them only with --print-spark-submit."""
+    bad = ["%s:%d" % (d, n) for d, n, c in EXAMPLES if ELSEWHERE.search(c) and "--print-spark-submit" not in c]
+    assert not bad, "use dumps/primary and dumps/backup (which the test provides) in %s" % ", ".join(bad)
+
+
+@pytest.mark.parametrize("doc, line, command", [pytest.param(d, n, c, id="%s:%d" % (d, n)) for d, n, c in EXAMPLES])
 def test_documented_command_runs_verbatim(workdir, doc, line, command):
     env = dict(os.environ)
     env["PATH"] = str(workdir / "bin") + os.pathsep + env["PATH"]
