@@ -225,7 +225,8 @@ class Driver(object):
         cmd = harness.command_json(role=role, command=command, configurations=configs, hostname=self.hostname,
                                    java_home=rk.java_home(), task_id=self.task, command_params=command_params,
                                    cluster_host_info={names.COMPONENT.lower() + "_hosts": self.driver_hosts})
-        cmd = harness.localize(cmd, self.root + "/sys")
+        # Spark's home is a real path of this machine (like the Kafka home), not one under the host's root
+        cmd = harness.localize(cmd, self.root + "/sys", keep=(names.REPLICATION + "/verify.spark.home",))
         _merge(cmd["configurations"][names.ENV], self.env)
         _merge(cmd["configurations"][names.ENV], (configurations or {}).get(names.ENV))
         self.last_command = cmd
