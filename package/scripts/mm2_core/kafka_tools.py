@@ -8,6 +8,8 @@ import json
 import re
 import struct
 
+from mm2_core.text import text
+
 MM2_FORMATTERS_VERSION = (2, 7, 0)     # org.apache.kafka.connect.mirror.formatters.*
 PRODUCER_BOOTSTRAP_VERSION = (2, 5, 0)  # console producer --bootstrap-server (KIP-499)
 
@@ -257,7 +259,7 @@ def connector_states(status_records):
 
 
 def _csv_field(value):
-    value = str(value)
+    value = text(value)   # group names are any text
     if any(c in value for c in ',"\r\n'):
         return '"%s"' % value.replace('"', '""')
     return value
