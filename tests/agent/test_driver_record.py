@@ -216,11 +216,10 @@ def test_install_problem_is_a_fail_not_the_cores_install_error(site):
     assert "kafka-mm2-env/" in str(caught.value)
 
 
-@pytest.mark.skipif(str is bytes, reason="Ambari 3 (Python 3) decrypts sensitive values to bytes; 2.7 has no "
-                                         "agent-side encryption")
 def test_decrypted_bytes_are_rendered_as_text(site):
-    """Ambari 3 with sensitive-data encryption hands the decrypted passwords over as bytes: they
-    must reach the files as the text the operator typed, never as b'...'."""
+    """Ambari 3 with sensitive-data encryption hands the decrypted passwords over as bytes (on
+    Python 2, UTF-8 bytes are a plain str): they must reach the files as the text the operator
+    typed, never as b'...' or mojibake."""
     driver = Driver(site)
     password = u"pässwörd-密码"
     cmd = record_command(driver, "CONFIGURE", configurations={names.CLUSTERS: {
