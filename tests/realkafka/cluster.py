@@ -1,0 +1,432 @@
+"""Real Apache Kafka clusters for tests (Python 3 only).
+
+One-node KRaft clusters on 127.0.0.1 started from a real Kafka home (CI: ../shared/kafka/kafka_2.13-3.9.0,
+or MM2_TEST_KAFKA_HOME). Every port is checked free, every wait is bounded, and every process is stopped
+by the pid we started (never by name: other suites may run Kafka on the same machine).
+"""
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+
+TESTS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO_ROOT = os.path.dirname(TESTS_DIR)
+SHARED_DIR = os.path.join(os.path.dirname(REPO_ROOT), "shared")
+DEFAULT_KAFKA = os.path.join(SHARED_DIR, "kafka", "kafka_2.13-3.9.0")
+KAFKA_HOME_ENV = "MM2_TEST_KAFKA_HOME"
+JAVA_CANDIDATES = ("/usr/lib/jvm/java-17-openjdk-amd64", "/usr/lib/jvm/java-17-openjdk-arm64")
+BROKER_HEAP = "-Xmx384m -Xms128m"
+TOOL_HEAP = "-Xmx192m"
+
+
+def kafka_home():
+    """The Kafka installation the real-Kafka suites use, or None."""
+    home = os.environ.get(KAFKA_HOME_ENV) or DEFAULT_KAFKA
+    return home if os.path.isfile(os.path.join(home, "bin", "kafka-server-start.sh")) else None
+
+
+def shared_dir(name):
+    """<repo>/../shared/<name> when it exists (jmx-exporter, spark-kafka, ambari, ...), else None."""
+    path = os.path.join(SHARED_DIR, name)
+    return path if os.path.isdir(path) else None
+
+
+def java_home():
+    if os.environ.get("JAVA_HOME") and os.path.isfile(os.path.join(os.environ["JAVA_HOME"], "bin", "java")):
+        return os.environ["JAVA_HOME"]
+    for candidate in JAVA_CANDIDATES:
+        if os.path.isfile(os.path.join(candidate, "bin", "java")):
+            return candidate
+    java = shutil.which("java")
+    return os.path.dirname(os.path.dirname(os.path.realpath(java))) if java else None
+
+
+def skip_reason():
+    """None when real Kafka can run here, else why not (for pytest.skip)."""
+    if kafka_home() is None:
+        return "no Kafka home: set %s or provide %s" % (KAFKA_HOME_ENV, DEFAULT_KAFKA)
+    if java_home() is None:
+        return "no Java 17 (JAVA_HOME) for the real Kafka"
+    return None
+
+
+def free_port():
+    """A TCP port free on 127.0.0.1 right now (bound then released)."""
+    with contextlib.closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_until(predicate, timeout, interval=0.5, what="condition"):
+    """Poll predicate() until it returns a truthy value (returned); TimeoutError naming `what` after timeout s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise TimeoutError("timed out after %ss waiting for %s" % (timeout, what))
+        time.sleep(interval)
+
+
+def tool_env(log_dir, heap=TOOL_HEAP, extra=None):
+    """Environment for Kafka's bin/*.sh: our Java, a bounded heap, logs outside the (shared) Kafka home."""
+    env = dict(os.environ)
+    env["JAVA_HOME"] = java_home() or ""
+    env["KAFKA_HEAP_OPTS"] = heap
+    env["LOG_DIR"] = log_dir
+    env.pop("KAFKA_OPTS", None)
+    env.pop("KAFKA_JMX_OPTS", None)
+    env.pop("JMX_PORT", None)
+    if extra:
+        env.update(extra)
+    return env
+
+
+def stop_pid(pid, grace=30):
+    """SIGTERM, a bounded wait, then SIGKILL: only for pids this harness started."""
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 10)):
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                    return
+            except ChildProcessError:
+                try:
+                    os.kill(pid, 0)
+                except ProcessLookupError:
+                    return
+            time.sleep(0.2)
+
+
+def run_bounded(argv, timeout, env=None, input=None, cwd=None):
+    """subprocess.run with its own session; on timeout the whole process group is killed (no orphans)."""
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd,
+                            start_new_session=True, universal_newlines=True)
+    try:
+        out, err = proc.communicate(input=input, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        raise TimeoutError("%s did not finish within %ss; stderr tail: %s"
+                           % (os.path.basename(argv[0]), timeout, (err or "")[-800:]))
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
+class KafkaCluster(object):
+    """A one-node KRaft Kafka cluster on 127.0.0.1.
+
+    listeners: extra {NAME: PROTOCOL} beside PLAINTEXT (used by the tools); each gets a free port
+    (`listener_port(NAME)`). broker_props are written last, so they override anything generated.
+    """
+
+    def __init__(self, name, workdir, home=None, broker_props=None, listeners=None, env=None):
+        self.name = name
+        self.home = home or kafka_home()
+        if self.home is None:
+            raise RuntimeError(skip_reason())
+        self.dir = os.path.join(workdir, name)
+        self.data_dir = os.path.join(self.dir, "data")
+        self.log_dir = os.path.join(self.dir, "logs")
+        self.tool_log_dir = os.path.join(self.dir, "tool-logs")
+        self.ports = {"PLAINTEXT": free_port(), "CONTROLLER": free_port()}
+        self.protocols = {"PLAINTEXT": "PLAINTEXT", "CONTROLLER": "PLAINTEXT"}
+        for listener, protocol in (listeners or {}).items():
+            self.ports[listener] = free_port()
+            self.protocols[listener] = protocol
+        self.broker_props = dict(broker_props or {})
+        self.env = dict(env or {})
+        self.process = None
+        self._stdout = None
+
+    # -- addresses
+    @property
+    def bootstrap(self):
+        return "127.0.0.1:%d" % self.ports["PLAINTEXT"]
+
+    def listener_port(self, name):
+        return self.ports[name]
+
+    def listener_bootstrap(self, name):
+        return "127.0.0.1:%d" % self.ports[name]
+
+    # -- lifecycle
+    def server_properties(self):
+        listeners = ",".join("%s://127.0.0.1:%d" % (n, p) for n, p in self.ports.items())
+        advertised = ",".join("%s://127.0.0.1:%d" % (n, p) for n, p in self.ports.items() if n != "CONTROLLER")
+        props = {
+            "process.roles": "broker,controller",
+            "node.id": "1",
+            "controller.quorum.voters": "1@127.0.0.1:%d" % self.ports["CONTROLLER"],
+            "listeners": listeners,
+            "advertised.listeners": advertised,
+            "inter.broker.listener.name": "PLAINTEXT",
+            "controller.listener.names": "CONTROLLER",
+            "listener.security.protocol.map": ",".join("%s:%s" % kv for kv in self.protocols.items()),
+            "log.dirs": self.data_dir,
+            "num.partitions": "1",
+            "offsets.topic.replication.factor": "1",
+            "offsets.topic.num.partitions": "5",
+            "transaction.state.log.replication.factor": "1",
+            "transaction.state.log.min.isr": "1",
+            "group.initial.rebalance.delay.ms": "0",
+            "num.network.threads": "2",
+            "num.io.threads": "2",
+            "log.segment.bytes": str(64 * 1024 * 1024),
+        }
+        props.update(self.broker_props)
+        return "".join("%s=%s\n" % (k, v) for k, v in props.items())
+
+    def start(self, wait=True, timeout=120):
+        for path in (self.data_dir, self.log_dir, self.tool_log_dir):
+            os.makedirs(path, exist_ok=True)
+        config = os.path.join(self.dir, "server.properties")
+        with open(config, "w") as fh:
+            fh.write(self.server_properties())
+        env = tool_env(self.log_dir, heap=BROKER_HEAP, extra=self.env)
+        cluster_id = self._run(["kafka-storage.sh", "random-uuid"], env=env, timeout=60).stdout.strip().splitlines()[-1]
+        self._run(["kafka-storage.sh", "format", "-t", cluster_id, "-c", config], env=env, timeout=60)
+        self._stdout = open(os.path.join(self.dir, "stdout.log"), "w")
+        self.process = subprocess.Popen(
+            [os.path.join(self.home, "bin", "kafka-server-start.sh"), config],
+            stdout=self._stdout, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+        if wait:
+            self.wait_started(timeout)
+        return self
+
+    def wait_started(self, timeout=120):
+        server_log = os.path.join(self.log_dir, "server.log")
+
+        def started():
+            if self.process.poll() is not None:
+                raise RuntimeError("broker %s exited with %s: %s" % (self.name, self.process.returncode, self.log_tail()))
+            try:
+                with open(server_log) as fh:
+                    return "Kafka Server started" in fh.read()
+            except IOError:
+                return False
+        wait_until(started, timeout, what="broker %s to start (%s)" % (self.name, server_log))
+
+    def log_tail(self, chars=2000):
+        for name in (os.path.join(self.log_dir, "server.log"), os.path.join(self.dir, "stdout.log")):
+            try:
+                with open(name) as fh:
+                    return fh.read()[-chars:]
+            except IOError:
+                continue
+        return ""
+
+    def running(self):
+        return self.process is not None and self.process.poll() is None
+
+    def stop(self):
+        if self.process is not None and self.process.poll() is None:
+            stop_pid(self.process.pid)
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        if self._stdout:
+            self._stdout.close()
+            self._stdout = None
+
+    def kill9(self):
+        if self.running():
+            os.kill(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=30)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    # -- tools
+    def _run(self, argv, env=None, timeout=60, input=None, check=True):
+        script = os.path.join(self.home, "bin", argv[0])
+        result = run_bounded([script] + list(argv[1:]), timeout, env=env or tool_env(self.tool_log_dir), input=input)
+        if check and result.returncode != 0:
+            raise RuntimeError("%s failed (%s): %s" % (" ".join(argv[:3]), result.returncode, result.stderr[-1500:]))
+        return result
+
+    def tool(self, script, *args, **kwargs):
+        """Run bin/<script>.sh against this cluster's Kafka home: bounded (timeout=60), check=True by default."""
+        name = script if script.endswith(".sh") else script + ".sh"
+        return self._run([name] + list(args), timeout=kwargs.pop("timeout", 60), input=kwargs.pop("input", None),
+                         check=kwargs.pop("check", True))
+
+    def create_topic(self, topic, partitions=1, config=None):
+        args = ["--bootstrap-server", self.bootstrap, "--create", "--if-not-exists", "--topic", topic,
+                "--partitions", str(partitions), "--replication-factor", "1"]
+        for key, value in (config or {}).items():
+            args += ["--config", "%s=%s" % (key, value)]
+        self.tool("kafka-topics", *args)
+
+    def topics(self):
+        out = self.tool("kafka-topics", "--bootstrap-server", self.bootstrap, "--list").stdout
+        return sorted(line.strip() for line in out.splitlines() if line.strip())
+
+    def produce(self, topic, records, timeout=120):
+        """records: iterable of (key, value) strings without tabs/newlines; acks=all, so they are durable on return."""
+        lines = "".join("%s\t%s\n" % (k, v) for k, v in records)
+        args = ["--bootstrap-server", self.bootstrap, "--topic", topic, "--producer-property", "acks=all",
+                "--property", "parse.key=true", "--property", "key.separator=\t"]
+        self.tool("kafka-console-producer", *args, input=lines, timeout=timeout)
+
+    def produce_n(self, topic, n, prefix="r", start=0):
+        self.produce(topic, (("%s-%d" % (prefix, i), "%s-value-%d" % (prefix, i)) for i in range(start, start + n)))
+
+    def end_offsets(self, topic, bootstrap=None):
+        out = self.tool("kafka-get-offsets", "--bootstrap-server", bootstrap or self.bootstrap, "--topic", topic,
+                        check=False).stdout
+        offsets = {}
+        for line in out.splitlines():
+            parts = line.strip().rsplit(":", 2)
+            if len(parts) == 3 and parts[0] == topic:
+                offsets[int(parts[1])] = int(parts[2])
+        return offsets
+
+    def count(self, topic):
+        return sum(self.end_offsets(topic).values())
+
+    def consume(self, topic, max_records, timeout_ms=15000, group=None, from_beginning=True):
+        """Up to max_records (key, value) pairs; stops after timeout_ms without a record."""
+        args = ["--bootstrap-server", self.bootstrap, "--topic", topic, "--max-messages", str(max_records),
+                "--timeout-ms", str(timeout_ms), "--property", "print.key=true", "--property", "key.separator=\t"]
+        if from_beginning:
+            args.append("--from-beginning")
+        if group:
+            args += ["--group", group]
+        result = self.tool("kafka-console-consumer", *args, timeout=timeout_ms / 1000.0 + 60, check=False)
+        pairs = []
+        for line in result.stdout.splitlines():
+            key, _, value = line.partition("\t")
+            pairs.append((key, value))
+        return pairs
+
+    def commit_group_offsets(self, group, topic, partition_offsets):
+        """Commit {partition: offset} for an inactive group (kafka-consumer-groups --reset-offsets --execute)."""
+        for partition, offset in sorted(partition_offsets.items()):
+            self.tool("kafka-consumer-groups", "--bootstrap-server", self.bootstrap, "--group", group,
+                      "--reset-offsets", "--topic", "%s:%d" % (topic, partition), "--to-offset", str(offset), "--execute")
+
+    def group_offsets(self, group):
+        """{(topic, partition): committed offset} of a group on this cluster."""
+        out = self.tool("kafka-consumer-groups", "--bootstrap-server", self.bootstrap, "--describe", "--group", group,
+                        check=False).stdout
+        offsets = {}
+        for line in out.splitlines():
+            cols = line.split()
+            if len(cols) >= 4 and cols[0] == group and cols[2].isdigit() and cols[3].isdigit():
+                offsets[(cols[1], int(cols[2]))] = int(cols[3])
+        return offsets
+
+
+@contextlib.contextmanager
+def kafka_clusters(workdir, names=("a", "b"), **kwargs):
+    """Start one cluster per name in parallel; yield {name: KafkaCluster}; stop them all on exit (also on failure)."""
+    clusters = dict((name, KafkaCluster(name, str(workdir), **kwargs)) for name in names)
+    try:
+        for cluster in clusters.values():
+            cluster.start(wait=False)
+        for cluster in clusters.values():
+            cluster.wait_started()
+        yield clusters
+    finally:
+        threads = [threading.Thread(target=lambda c=c: c.stop()) for c in clusters.values()]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(90)
+
+
+class MirrorMaker(object):
+    """MM2 started by hand with connect-mirror-maker.sh (what an operator would run), stopped by its pid.
+
+    properties: dict or text of connect-mirror-maker.properties; env adds e.g. KAFKA_OPTS (-javaagent:...).
+    """
+
+    def __init__(self, workdir, properties, home=None, env=None, clusters_arg=None, heap="-Xmx512m -Xms128m"):
+        self.home = home or kafka_home()
+        self.dir = str(workdir)
+        os.makedirs(self.dir, exist_ok=True)
+        self.config = os.path.join(self.dir, "mm2.properties")
+        text = properties if isinstance(properties, str) else "".join(
+            "%s=%s\n" % kv for kv in properties.items())
+        with open(self.config, "w") as fh:
+            fh.write(text)
+        self.log_dir = os.path.join(self.dir, "logs")
+        self.env = tool_env(self.log_dir, heap=heap, extra=env)
+        self.clusters_arg = clusters_arg
+        self.process = None
+        self._stdout = None
+
+    def start(self):
+        os.makedirs(self.log_dir, exist_ok=True)
+        argv = [os.path.join(self.home, "bin", "connect-mirror-maker.sh"), self.config]
+        if self.clusters_arg:
+            argv += ["--clusters"] + list(self.clusters_arg)
+        self._stdout = open(os.path.join(self.dir, "stdout.log"), "w")
+        self.process = subprocess.Popen(argv, stdout=self._stdout, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                        env=self.env, start_new_session=True)
+        return self
+
+    def running(self):
+        return self.process is not None and self.process.poll() is None
+
+    def log_text(self):
+        try:
+            with open(os.path.join(self.dir, "stdout.log")) as fh:
+                return fh.read()
+        except IOError:
+            return ""
+
+    def stop(self):
+        if self.running():
+            stop_pid(self.process.pid)
+        if self._stdout:
+            self._stdout.close()
+            self._stdout = None
+
+    def kill9(self):
+        if self.running():
+            os.kill(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=30)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def mm2_test_properties(clusters, flows, extra=None):
+    """Minimal dedicated-mode MM2 properties for one-node test clusters.
+
+    clusters: {alias: bootstrap}; flows: ["a->b", ...]; internal topics get replication factor 1.
+    """
+    props = {"clusters": ", ".join(clusters)}
+    for alias, bootstrap in clusters.items():
+        props["%s.bootstrap.servers" % alias] = bootstrap
+    for flow in flows:
+        props["%s.enabled" % flow] = "true"
+        props["%s.topics" % flow] = ".*"
+    for key in ("replication.factor", "checkpoints.topic.replication.factor", "heartbeats.topic.replication.factor",
+                "offset-syncs.topic.replication.factor", "offset.storage.replication.factor",
+                "status.storage.replication.factor", "config.storage.replication.factor"):
+        props[key] = "1"
+    props["refresh.topics.interval.seconds"] = "5"
+    props["refresh.groups.interval.seconds"] = "5"
+    props["emit.checkpoints.interval.seconds"] = "5"
+    props["sync.group.offsets.interval.seconds"] = "5"
+    props.update(extra or {})
+    return props
