@@ -55,7 +55,7 @@ run_stage "double, Python 2.7" env PYTHONPATH="$ROOT/.venv27" "$PY27" -m pytest 
 if [ ! -d "$AMBARI_ROOT/trunk" ] || [ ! -d "$AMBARI_ROOT/release-2.7.8" ]; then
   echo
   echo "== SKIPPED real Ambari stages: $AMBARI_ROOT/{trunk,release-2.7.8} not found" \
-       "(set MM2_AMBARI_SRC_ROOT to a folder holding both, see ../shared/ambari/README.md)"
+       "(see ../shared/ambari/README.md; run one suite on your own checkout with MM2_AMBARI_SRC)"
   exit $status
 fi
 if [ -z "$PY39" ] || [ ! -x "$PY39" ]; then

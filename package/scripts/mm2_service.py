@@ -181,6 +181,8 @@ def undo_start(params):
 
 
 def stop(params):
+    import mm2_setup
+    mm2_setup.check_names_for_this_agent(params)
     pids, current = process.pids_to_stop(params.mm2_pid_file, params.mm2_properties_file)
     if not current.running:
         Logger.info(u"MirrorMaker 2 is not running according to its pid file: %s" % text(current.detail))

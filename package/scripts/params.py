@@ -42,13 +42,13 @@ def _template(config_type, name):
 def as_bool(value):
     if isinstance(value, bool):
         return value
-    return str(value).strip().lower() == "true"
+    return text(value).strip().lower() == "true"
 
 
 def as_int(value, prop):
     try:
-        return int(str(value).strip())
-    except ValueError:
+        return int(text(value).strip())
+    except (ValueError, UnicodeError):
         return int(schema.ENV[prop].default)
 
 
