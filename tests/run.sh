@@ -4,7 +4,7 @@
 #   2. double, Python 2.7    every folder that runs on agents             (.venv27 target dir)
 #   3. real Ambari 3         AMBARI_SUITES on ../shared/ambari/trunk      (.venv39, Python 3.9)
 #   4. real Ambari 2.7.8     AMBARI_SUITES on ../shared/ambari/release-2.7.8 (Python 2.7, .venv27)
-# Stages 3 and 4 need ../shared/ambari (a folder holding trunk/
+# Stages 3 and 4 run side by side and need ../shared/ambari (a folder holding trunk/
 # and release-2.7.8/, Ambari's own Python in checkout layout); absent, they are skipped with a
 # message. To test against your own Ambari checkout, run one stage by hand:
 #   MM2_AMBARI_SRC=/path/to/ambari .venv39/bin/python -m pytest tests/agent
@@ -66,11 +66,33 @@ stage "setup: Python 3.9 for Ambari 3 ($("$PY39" --version 2>&1))"
 [ -x .venv39/bin/python ] || "$PY39" -m venv .venv39
 .venv39/bin/python -m pip install "${PIP_QUIET[@]}" -r requirements-test-ambari3.txt
 
-# tests/conftest.py deselects the tests of the double's own machinery there (nothing to test)
-run_stage "real Ambari 3 (trunk), Python 3.9" \
+# The two real-Ambari stages run side by side (their tests mostly wait for processes), each
+# into its own log, printed when both are done. tests/conftest.py deselects the tests of the
+# double's own machinery there (nothing of the double to test).
+LOGS=$(mktemp -d)
+real_stage() {  # name, log file, command...
+  local name=$1 log=$2; shift 2
+  (
+    start=$(date +%s)
+    if "$@" > "$log" 2>&1; then result=passed; else result=FAILED; fi
+    echo "== $name: $result ($(( $(date +%s) - start ))s)" >> "$log"
+    [ "$result" = passed ]
+  ) &
+}
+STAGE_START=$(date +%s)
+real_stage "real Ambari 3 (trunk), Python 3.9" "$LOGS/trunk.log" \
   env MM2_AMBARI_SRC="$AMBARI_ROOT/trunk" .venv39/bin/python -m pytest -p no:cacheprovider -W ignore::DeprecationWarning \
   "${AMBARI_SUITES[@]}" "$@"
-run_stage "real Ambari 2.7.8, Python 2.7" \
+trunk_pid=$!
+real_stage "real Ambari 2.7.8, Python 2.7" "$LOGS/release-2.7.8.log" \
   env MM2_AMBARI_SRC="$AMBARI_ROOT/release-2.7.8" PYTHONPATH="$ROOT/.venv27" "$PY27" -m pytest -p no:cacheprovider \
   "${AMBARI_SUITES[@]}" "$@"
+r278_pid=$!
+wait $trunk_pid || status=1
+wait $r278_pid || status=1
+for line in trunk release-2.7.8; do
+  echo; echo "== tests: real Ambari $line"; cat "$LOGS/$line.log"
+done
+rm -rf "$LOGS"
+stage_done "real Ambari stages (both, side by side)" "$([ $status = 0 ] && echo passed || echo 'see above')"
 exit $status
