@@ -209,3 +209,13 @@ def test_replication_status_and_export_with_non_ascii_groups(site, clusters, gua
     with io.open(entry["all_groups_csv"], encoding="utf-8") as fh:
         assert GROUP in fh.read()
     traceback_free(ok(driver.run("STOP")))
+
+
+def test_verify_topics_setting_keeps_non_ascii_text():
+    """VERIFY_REPLICATION reads kafka-mm2-replication/verify.topics as any text (a topic pattern
+    the operator typed, echoed back in its errors)."""
+    from mm2_core import schema
+    from mm2_verify_job import plan
+    configurations = dict((ct.name, dict((p.name, p.default) for p in ct.properties)) for ct in schema.CONFIG_TYPES)
+    configurations[names.REPLICATION]["verify.topics"] = u"bestellungen-ü.*, orders"
+    assert plan.verify_settings(configurations)["topics"] == u"bestellungen-ü.*, orders"

@@ -14,6 +14,7 @@ import os
 import re
 
 from mm2_core import names, schema
+from mm2_core.text import text
 
 from mm2_verify_job.job import split_patterns
 
@@ -37,7 +38,7 @@ def _value(configurations, config_type, name):
         value = schema.BY_NAME[config_type][name].default
     if isinstance(value, bool):
         value = "true" if value else "false"
-    return str(value).strip()
+    return text(value).strip()   # any text: non-ASCII topics on Python 2, decrypted bytes on Ambari 3
 
 
 def verify_settings(configurations):
