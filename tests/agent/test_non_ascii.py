@@ -219,3 +219,29 @@ def test_verify_topics_setting_keeps_non_ascii_text():
     configurations = dict((ct.name, dict((p.name, p.default) for p in ct.properties)) for ct in schema.CONFIG_TYPES)
     configurations[names.REPLICATION]["verify.topics"] = u"bestellungen-ü.*, orders"
     assert plan.verify_settings(configurations)["topics"] == u"bestellungen-ü.*, orders"
+
+
+def _snapshot(directory):
+    found = {}
+    for name in sorted(os.listdir(directory)):
+        with open(os.path.join(directory, name), "rb") as fh:
+            found[name] = (fh.read(), os.stat(os.path.join(directory, name)).st_mode)
+    return found
+
+
+@pytest.mark.parametrize("bad", [
+    ({"env": {"content": u"export JAVA_HOME={{ java_home"}}, "kafka-mm2-env/content"),
+    ({"configurations": {names.LOG4J: {"content": u"log4j.rootLogger={% if %}"}}}, "kafka-mm2-log4j/content"),
+], ids=["env-template", "log4j-template"])
+def test_failed_configure_keeps_every_previous_file_byte_identical(site, clusters, guard, bad):
+    """Everything is rendered in memory first: a template that does not render fails the
+    command naming the property, and no file changes, not even those rendered before it."""
+    overrides, prop = bad
+    driver = Driver(site)
+    ok(driver.run("CONFIGURE"))
+    before = _snapshot(driver.conf_dir)
+    changed = {names.REPLICATION: {"topics": u"orders-ü, payments"}}   # would change the properties file
+    configurations = dict(changed, **overrides.get("configurations", {}))
+    run = traceback_free(failed(driver.run("CONFIGURE", configurations=configurations, env=overrides.get("env"))))
+    assert "%s cannot be rendered" % prop in run.output
+    assert _snapshot(driver.conf_dir) == before
