@@ -8,7 +8,8 @@ import json
 import re
 import struct
 
-from mm2_core.text import text
+from mm2_core import text as _t   # the module: alert reloads drop mm2_core modules (Python 2 clears
+                                 # a dropped module's globals under functions imported from it)
 
 MM2_FORMATTERS_VERSION = (2, 7, 0)     # org.apache.kafka.connect.mirror.formatters.*
 PRODUCER_BOOTSTRAP_VERSION = (2, 5, 0)  # console producer --bootstrap-server (KIP-499)
@@ -259,7 +260,7 @@ def connector_states(status_records):
 
 
 def _csv_field(value):
-    value = text(value)   # group names are any text
+    value = _t.text(value)   # group names are any text
     if any(c in value for c in ',"\r\n'):
         return '"%s"' % value.replace('"', '""')
     return value

@@ -18,7 +18,8 @@ import threading
 import time
 
 from mm2_core import names
-from mm2_core.text import decode_output, native, text
+from mm2_core import text as _t   # the module: alert reloads drop mm2_core modules (Python 2 clears
+                                 # a dropped module's globals under functions imported from it)
 
 try:
     from shlex import quote as _quote
@@ -47,7 +48,7 @@ KILL_WAIT_SECONDS = 10
 
 
 def quote(arg):
-    return _quote(text(arg))
+    return _quote(_t.text(arg))
 
 
 class Status(object):
@@ -70,7 +71,7 @@ def read_pid_file(path):
     """(pid, problem): pid is an int > 0 or None; problem says why not."""
     try:
         with open(path, "rb") as fh:
-            content = decode_output(fh.read(64)).strip()
+            content = _t.decode_output(fh.read(64)).strip()
     except (IOError, OSError) as e:
         if e.errno == errno.ENOENT:
             return None, NO_PID_FILE
@@ -90,14 +91,14 @@ def read_cmdline(pid, proc_root="/proc"):
     parts = data.split(b"\0")
     if parts and parts[-1] == b"":
         parts.pop()
-    return [decode_output(p) for p in parts]
+    return [_t.decode_output(p) for p in parts]
 
 
 def process_state(pid, proc_root="/proc"):
     """One-letter state from /proc/<pid>/stat (R, S, D, Z, ...); None if no such process."""
     try:
         with open(os.path.join(proc_root, str(pid), "stat"), "rb") as fh:
-            data = decode_output(fh.read())
+            data = _t.decode_output(fh.read())
     except (IOError, OSError):
         return None
     # "pid (comm) S ...": comm may hold spaces and parentheses, the state follows the last ')'.
@@ -121,7 +122,7 @@ def is_mm2_cmdline(argv, props_path):
     """Is this command line our MM2: our properties file plus MM2's main class or launcher."""
     if not argv:
         return False
-    wanted = os.path.normpath(text(props_path))
+    wanted = os.path.normpath(_t.text(props_path))
     has_props = False
     has_mm2 = False
     for arg in argv:
@@ -228,7 +229,7 @@ def tail_lines(path, count=40, max_bytes=256 * 1024):
             data = fh.read()
     except (IOError, OSError):
         return []
-    lines = decode_output(data).splitlines()
+    lines = _t.decode_output(data).splitlines()
     if size > max_bytes and lines:
         lines = lines[1:]  # first line is probably cut
     return lines[-count:]
@@ -446,7 +447,7 @@ def children_of(pid, proc_root="/proc"):
             continue
         try:
             with open(os.path.join(proc_root, entry, "stat"), "rb") as fh:
-                fields = decode_output(fh.read()).rsplit(")", 1)[1].split()
+                fields = _t.decode_output(fh.read()).rsplit(")", 1)[1].split()
         except (IOError, OSError, IndexError):
             continue
         if len(fields) > 1 and fields[1] == str(pid):
@@ -508,8 +509,8 @@ def run_bounded(argv, timeout, env=None, stdin_text=None, preexec_fn=None, kill=
             preexec_fn()
 
     if env is not None:
-        env = dict((native(k), native(v)) for k, v in env.items())
-    proc = subprocess.Popen([native(a) for a in argv], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        env = dict((_t.native(k), _t.native(v)) for k, v in env.items())
+    proc = subprocess.Popen([_t.native(a) for a in argv], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env, cwd=cwd, close_fds=True, preexec_fn=setup)
     out, err = [], []
     readers = [threading.Thread(target=_collect, args=(proc.stdout, out)),
@@ -519,7 +520,7 @@ def run_bounded(argv, timeout, env=None, stdin_text=None, preexec_fn=None, kill=
         reader.start()
     try:
         if stdin_text is not None:
-            proc.stdin.write(text(stdin_text).encode("utf-8"))
+            proc.stdin.write(_t.text(stdin_text).encode("utf-8"))
         proc.stdin.close()
     except (IOError, OSError):
         pass
@@ -534,4 +535,4 @@ def run_bounded(argv, timeout, env=None, stdin_text=None, preexec_fn=None, kill=
     code = proc.wait()
     for reader in readers:
         reader.join(grace)
-    return RunResult(code, decode_output(b"".join(out)), decode_output(b"".join(err)), timed_out, timeout)
+    return RunResult(code, _t.decode_output(b"".join(out)), _t.decode_output(b"".join(err)), timed_out, timeout)
