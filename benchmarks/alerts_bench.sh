@@ -4,8 +4,8 @@
 # Usage: bash benchmarks/alerts_bench.sh [alerts_bench.py args, e.g. --partitions 1000,10000 --repeat 3]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PY3=${PY3:-.venv3/bin/python}
-PY27=${PY27:-$(PYENV_VERSION=2.7.18 pyenv which python 2>/dev/null || command -v python2.7 || true)}
+PY3=${MM2_PY3:-.venv3/bin/python}
+PY27=${MM2_PY27:-$(PYENV_VERSION=2.7.18 pyenv which python 2>/dev/null || command -v python2.7 || true)}
 echo "== Python 3: $($PY3 --version 2>&1)"
 "$PY3" -u benchmarks/alerts_bench.py "$@"
 if [ -n "$PY27" ] && [ -x "$PY27" ]; then
@@ -13,5 +13,5 @@ if [ -n "$PY27" ] && [ -x "$PY27" ]; then
   echo "== Python 2.7: $("$PY27" --version 2>&1)"
   PYTHONPATH="$PWD/.venv27" "$PY27" -u benchmarks/alerts_bench.py "$@"
 else
-  echo "Python 2.7 not found (set PY27=/path/to/python2.7)" >&2
+  echo "Python 2.7 not found (set MM2_PY27=/path/to/python2.7)" >&2
 fi

@@ -31,6 +31,8 @@ def real_ambari_paths(src):
 
 def _setup_path():
     real = os.environ.get("MM2_AMBARI_SRC")
+    if real:  # relative (../shared/ambari/trunk) works too: child processes run elsewhere
+        real = os.environ["MM2_AMBARI_SRC"] = os.path.abspath(real)
     # TESTS_DIR makes the test harness importable as `harness` (tests/harness/).
     paths = [SCRIPTS_DIR, SRC_DIR, TESTS_DIR] + (real_ambari_paths(real) if real else [DOUBLE_DIR])
     for path in reversed(paths):

@@ -18,9 +18,9 @@ ROOT=$PWD
 # service advisor, the alert scripts, install-mpack). Add a folder here when it touches Ambari.
 AMBARI_SUITES=(tests/harness_tests tests/agent tests/advisor tests/alerts tests/build)
 
-PY3=${PY3:-python3}
-PY27=${PY27:-$(PYENV_VERSION=2.7.18 pyenv which python 2>/dev/null || command -v python2.7 || true)}
-PY39=${PY39:-$(PYENV_VERSION=3.9.18 pyenv which python 2>/dev/null || command -v python3.9 || true)}
+PY3=${MM2_PY3:-python3}
+PY27=${MM2_PY27:-$(PYENV_VERSION=2.7.18 pyenv which python 2>/dev/null || command -v python2.7 || true)}
+PY39=${MM2_PY39:-$(PYENV_VERSION=3.9.18 pyenv which python 2>/dev/null || command -v python3.9 || true)}
 AMBARI_ROOT=$ROOT/../shared/ambari   # trunk/ and release-2.7.8/ (see ../shared/ambari/README.md)
 PIP_QUIET=(-q --disable-pip-version-check)
 
@@ -34,7 +34,7 @@ stage "setup: Python 3 ($($PY3 --version 2>&1))"
 .venv3/bin/python -m pip install "${PIP_QUIET[@]}" --no-deps -e .
 
 if [ -z "$PY27" ] || [ ! -x "$PY27" ]; then
-  echo "Python 2.7 not found: install it (pyenv install 2.7.18) or set PY27=/path/to/python2.7" >&2
+  echo "Python 2.7 not found: install it (pyenv install 2.7.18) or set MM2_PY27=/path/to/python2.7" >&2
   exit 1
 fi
 stage "setup: Python 2.7 ($("$PY27" --version 2>&1))"
@@ -59,7 +59,7 @@ if [ ! -d "$AMBARI_ROOT/trunk" ] || [ ! -d "$AMBARI_ROOT/release-2.7.8" ]; then
   exit $status
 fi
 if [ -z "$PY39" ] || [ ! -x "$PY39" ]; then
-  echo "Python 3.9 not found (Ambari 3's vendored Jinja needs 3.9/3.10): pyenv install 3.9.18 or set PY39" >&2
+  echo "Python 3.9 not found (Ambari 3's vendored Jinja needs 3.9/3.10): pyenv install 3.9.18 or set MM2_PY39=/path/to/python3.9" >&2
   exit 1
 fi
 stage "setup: Python 3.9 for Ambari 3 ($("$PY39" --version 2>&1))"

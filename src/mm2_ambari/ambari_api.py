@@ -1,9 +1,12 @@
 """A small, careful client of Ambari's REST API (/api/v1).
 
 - X-Requested-By on every call (Ambari's CSRF filter rejects mutating calls without it).
-- Bounded connect/read timeouts; retries with exponential backoff on connection errors. A POST is
-  retried only when the connection could not be opened (the request never reached Ambari), so it
-  is never sent twice; GET/PUT/DELETE are idempotent and are also retried on 502/503/504.
+- Bounded connect/read timeouts. GETs are retried with exponential backoff on connection errors and
+  on 502/503/504. A mutating call (POST/PUT/DELETE) is retried here only when the connection could
+  not be opened (the request never reached Ambari). When it may have reached Ambari (read timeout,
+  reset, 502/503/504) it raises MaybeSent: the caller checks whether Ambari accepted it before
+  sending it again (ops.submit), so an install or start is never queued twice.
+- An unresolvable host name fails at once (no retries): retrying does not fix a typo in --url.
 - Ambari's error JSON {"status": N, "message": "..."} becomes AmbariHttpError quoting the message.
 - Dry run: mutating calls are printed (passwords masked) and not sent.
 """
@@ -16,7 +19,7 @@ import requests
 from requests import exceptions as rex
 
 from mm2_ambari import masking
-from mm2_ambari.errors import AmbariHttpError, ConnectionFailed
+from mm2_ambari.errors import AmbariHttpError, ConnectionFailed, MaybeSent
 
 API_ROOT = "/api/v1"
 MUTATING = ("POST", "PUT", "DELETE")
@@ -33,6 +36,14 @@ class Response(object):
         if self.status == 202 and isinstance(self.body, dict):
             return (self.body.get("Requests") or {}).get("id")
         return None
+
+
+def _dns_error(exc):
+    """True when the host name could not be resolved (urllib3 NameResolutionError / socket.gaierror)."""
+    text = repr(exc)
+    return ("NameResolutionError" in text or "Name or service not known" in text
+            or "nodename nor servname" in text or "Temporary failure in name resolution" in text
+            or "getaddrinfo failed" in text)
 
 
 def _never_opened(exc):
@@ -91,7 +102,7 @@ class AmbariClient(object):
 
     # --- internals -----------------------------------------------------------------------------
     def _mutate(self, method, path, body, describe):
-        masked = masking.mask_body(body) if body is not None else None
+        masked = _mask_credentials(masking.mask_body(body)) if body is not None else None
         self.planned.append((method, path, masked))
         if not self.dry_run:
             self.log("-> %s %s%s" % (method, API_ROOT + path, "  (%s)" % describe if describe else ""))
@@ -106,25 +117,33 @@ class AmbariClient(object):
     def _call(self, method, path, body=None):
         url = self.api + path
         data = json.dumps(body) if body is not None else None
+        where = "%s %s" % (method, API_ROOT + _no_query(path))
         attempt = 0
         while True:
             try:
                 resp = self.session.request(method, url, data=data, timeout=self.timeout)
             except (rex.ConnectionError, rex.Timeout) as exc:
-                retry_safe = (method != "POST" or _never_opened(exc)) and not _is_tls_error(exc)
-                if not retry_safe or attempt >= self.retries:
-                    raise ConnectionFailed("cannot reach Ambari at %s (%s %s): %s%s" % (
-                        self.base, method, API_ROOT + _no_query(path), _short(exc),
-                                "" if retry_safe or _is_tls_error(exc) else
-                        " (not retried: the request may have reached Ambari; check its state before "
-                        "running again)"))
+                if _dns_error(exc):
+                    raise ConnectionFailed("cannot resolve the Ambari host of %s (%s): check --url / "
+                                           "AMBARI_URL / deployment.ambari.url" % (self.base, _short(exc)))
+                if _is_tls_error(exc):
+                    raise ConnectionFailed("cannot reach Ambari at %s (%s): %s" % (self.base, where, _short(exc)))
+                never_opened = _never_opened(exc)
+                if method != "GET" and not never_opened:
+                    raise MaybeSent("%s: %s (the request may have reached Ambari)" % (where, _short(exc)))
+                if attempt >= self.retries:
+                    raise ConnectionFailed("cannot reach Ambari at %s (%s): %s" % (self.base, where, _short(exc)))
                 attempt += 1
-                self._wait(attempt, "%s %s: %s" % (method, API_ROOT + _no_query(path), _short(exc)))
+                self._wait(attempt, "%s: %s" % (where, _short(exc)))
                 continue
-            if resp.status_code in RETRYABLE_STATUS and method != "POST" and attempt < self.retries:
-                attempt += 1
-                self._wait(attempt, "%s %s answered %d" % (method, API_ROOT + _no_query(path), resp.status_code))
-                continue
+            if resp.status_code in RETRYABLE_STATUS:
+                if method != "GET":
+                    raise MaybeSent("%s answered %d (the request may have reached Ambari)" % (where, resp.status_code),
+                                    status=resp.status_code)
+                if attempt < self.retries:
+                    attempt += 1
+                    self._wait(attempt, "%s answered %d" % (where, resp.status_code))
+                    continue
             return self._response(method, path, resp)
 
     def _wait(self, attempt, why):
@@ -142,6 +161,13 @@ class AmbariClient(object):
         if resp.status_code >= 400:
             raise AmbariHttpError(method, API_ROOT + path, resp.status_code, _error_message(resp, body))
         return Response(resp.status_code, body)
+
+
+def _mask_credentials(body):
+    """A credential resource's key (the KDC admin password) never shows in plans or logs."""
+    if isinstance(body, dict) and isinstance(body.get("Credential"), dict) and "key" in body["Credential"]:
+        body = dict(body, Credential=dict(body["Credential"], key=masking.MASK))
+    return body
 
 
 def _error_message(resp, body):

@@ -6,17 +6,21 @@ import argparse
 import importlib
 import sys
 
+from mm2_ambari.version import tools_version
+
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 # Modules that provide register(subparsers); each adds its subcommands with set_defaults(func=...).
 SUBCOMMAND_MODULES = (
     "mm2_ambari.render_cmd",
     "mm2_ambari.rest_cmds",
+    "mm2_ambari.validate_cmd",
 )
 
 
 def build_parser():
     parser = argparse.ArgumentParser(prog="mm2-ambari", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version="mm2-ambari " + tools_version())
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
     for module_name in SUBCOMMAND_MODULES:
@@ -28,7 +32,7 @@ def main(argv=None):
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse exits 2 on bad usage, which is our "bad input" too
+    except SystemExit as exc:  # argparse exits 2 on bad usage (our "bad input" too), 0 for --help/--version
         return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
     return args.func(args)
 

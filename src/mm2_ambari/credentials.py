@@ -5,6 +5,8 @@
 3. an interactive prompt (getpass), only when stdin is a terminal.
 
 A password is never taken from the command line (it would show in `ps` and shell history).
+The KDC administrator credential (kerberized clusters) comes from MM2_KDC_ADMIN_PRINCIPAL and
+MM2_KDC_ADMIN_PASSWORD or a prompt, the same way (kdc_admin).
 """
 import getpass
 import netrc
@@ -17,6 +19,10 @@ from mm2_ambari.errors import BadInput
 
 def resolve(url, user=None, environ=None, stdin=None, prompt=None, netrc_file=None):
     """Return (user, password) or raise BadInput saying how to provide them."""
+    from mm2_ambari.masking import url_password_problem
+    problem = url_password_problem(url)
+    if problem:  # it would show in `ps`, shell history and every error that names the URL
+        raise BadInput(problem)
     environ = os.environ if environ is None else environ
     stdin = sys.stdin if stdin is None else stdin
     user = user or environ.get("AMBARI_USER") or None
@@ -66,3 +72,36 @@ def _prompt(host, user):
     if not user or not password:
         raise BadInput("an Ambari user and password are required")
     return user, password
+
+
+# --- the KDC administrator credential (kerberized clusters) -------------------------------------------
+KDC_PRINCIPAL_ENV, KDC_PASSWORD_ENV = "MM2_KDC_ADMIN_PRINCIPAL", "MM2_KDC_ADMIN_PASSWORD"
+KDC_HELP = (
+    "cluster %(cluster)s is kerberized and Ambari has no KDC administrator credential: installing the "
+    "driver makes Ambari create its principal and keytab in the KDC. Set " + KDC_PRINCIPAL_ENV + " and "
+    + KDC_PASSWORD_ENV + " (mm2-ambari stores them in Ambari as a temporary credential, "
+    "kdc.admin.credential, kept in Ambari's memory only), or run interactively to be prompted, or store "
+    "it in Ambari yourself (POST /api/v1/clusters/%(cluster)s/credentials/kdc.admin.credential)")
+
+
+def kdc_admin(environ=None, stdin=None, prompt=None):
+    """(principal, password) of the KDC administrator from the environment, else a prompt on a
+    terminal, else None. Never from the command line."""
+    environ = os.environ if environ is None else environ
+    stdin = sys.stdin if stdin is None else stdin
+    principal = (environ.get(KDC_PRINCIPAL_ENV) or "").strip()
+    password = environ.get(KDC_PASSWORD_ENV)
+    if principal and password:
+        return principal, password
+    if not _is_tty(stdin):
+        return None
+    return (prompt or _kdc_prompt)(principal)
+
+
+def _kdc_prompt(principal):
+    if not principal:
+        principal = input("KDC administrator principal (e.g. admin/admin@EXAMPLE.COM): ").strip()
+    password = getpass.getpass("KDC administrator password for %s: " % principal)
+    if not principal or not password:
+        raise BadInput("a KDC administrator principal and password are required")
+    return principal, password

@@ -25,6 +25,7 @@ import os
 import yaml
 
 from mm2_core import names, schema, versions
+from mm2_ambari import masking
 from mm2_ambari.errors import BadInput
 
 DEPLOYMENT = "deployment"
@@ -83,6 +84,7 @@ def parse(text, path="<topology>", environ=None, base_dir="."):
     environ = os.environ if environ is None else environ
     df = DeployFile(path, text)
     try:
+        check_limits(text, path)
         df._root = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -99,12 +101,51 @@ def parse(text, path="<topology>", environ=None, base_dir="."):
     if deployment is None:
         deployment = {}
     if not isinstance(deployment, dict):
-        raise BadInput("%s: deployment: must be a mapping (see the README, section REST automation)"
+        raise BadInput("%s: deployment: must be a mapping (see docs/automate.md)"
                        % df.where(DEPLOYMENT))
     _parse_deployment(df, deployment, environ, base_dir, problems)
     if problems:
         raise BadInput("%s: invalid deployment section" % path, problems)
     return df
+
+
+# --- bounded work on hostile input ----------------------------------------------------------------
+MAX_BYTES = 1024 * 1024      # a deployment file is a few KB
+MAX_DEPTH = 40               # nesting levels (PyYAML composes recursively)
+MAX_NODES = 100000           # nodes after alias expansion (a "billion laughs" file expands to 10^9)
+
+
+def check_limits(text, path):
+    """Refuse a file too big, too deep or expanding too much through aliases, before PyYAML builds it.
+
+    Walks PyYAML's event stream (iterative, no recursion), counting each alias as the size of the
+    node it repeats.
+    """
+    size = len(text.encode("utf-8"))
+    if size > MAX_BYTES:
+        raise BadInput("%s: %d bytes; a deployment file may have at most %d" % (path, size, MAX_BYTES))
+    depth, nodes, anchored, open_nodes = 0, 0, {}, []
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            nodes += 1
+            if depth > MAX_DEPTH:
+                raise BadInput("%s:%d: nested more than %d levels deep" % (path, event.start_mark.line + 1, MAX_DEPTH))
+            open_nodes.append((event.anchor, nodes))
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+            anchor, first = open_nodes.pop()
+            if anchor:
+                anchored[anchor] = nodes - first + 1
+        elif isinstance(event, yaml.ScalarEvent):
+            nodes += 1
+            if event.anchor:
+                anchored[event.anchor] = 1
+        elif isinstance(event, yaml.AliasEvent):
+            nodes += anchored.get(event.anchor, 1)
+        if nodes > MAX_NODES:
+            raise BadInput("%s:%d: the document expands to more than %d nodes (aliases repeating aliases?); "
+                           "write the values out or use fewer aliases" % (path, event.start_mark.line + 1, MAX_NODES))
 
 
 # --- deployment section -------------------------------------------------------------------------
@@ -126,7 +167,10 @@ def _parse_deployment(df, dep, environ, base_dir, problems):
     url = ambari.get("url")
     if url is not None:
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-            bad(("ambari", "url"), "must be http(s)://host:port of the Ambari server, got %r" % (url,))
+            bad(("ambari", "url"), "must be http(s)://host:port of the Ambari server, got %r"
+                % (masking.mask_text(url) if isinstance(url, str) else url,))
+        elif masking.url_password_problem(url):
+            bad(("ambari", "url"), masking.url_password_problem(url))
         else:
             df.ambari_url = url
     cluster = ambari.get("cluster")

@@ -5,14 +5,14 @@ EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 class Mm2AmbariError(Exception):
     exit_code = EXIT_FAILED
 
+    def __init__(self, message, problems=()):
+        super().__init__(message)
+        self.problems = list(problems)
+
 
 class BadInput(Mm2AmbariError):
     """The operator's input is wrong (file, options, credentials setup): exit 2."""
     exit_code = EXIT_BAD_INPUT
-
-    def __init__(self, message, problems=()):
-        super().__init__(message)
-        self.problems = list(problems)
 
 
 class OperationFailed(Mm2AmbariError):
@@ -24,12 +24,21 @@ class AmbariHttpError(OperationFailed):
 
     def __init__(self, method, path, status, message):
         self.method, self.path, self.status, self.ambari_message = method, path, status, message
-        super().__init__("Ambari answered %d %s to %s %s: %s" % (
+        Mm2AmbariError.__init__(self, "Ambari answered %d %s to %s %s: %s" % (
             status, _REASONS.get(status, ""), method, path, message or "(no message)"))
 
 
 class ConnectionFailed(OperationFailed):
     pass
+
+
+class MaybeSent(ConnectionFailed):
+    """A mutating call failed after it may have reached Ambari (read timeout, reset, 502/503/504).
+    Sending it again blindly could queue a second install or start: check Ambari's state first."""
+
+    def __init__(self, message, status=None):
+        super().__init__(message)
+        self.status = status
 
 
 class RequestFailed(OperationFailed):

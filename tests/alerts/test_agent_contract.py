@@ -149,7 +149,19 @@ def _full_configuration(port, host):
     }
 
 
-def test_each_alert_module_runs_as_the_agent_loads_it(metrics_server, common_services, tmpdir):
+@pytest.fixture
+def keep_core_modules():
+    """The alert loader drops this process's mm2_core and imports the copy beside the alert files
+    (as the agent does after an mpack update); put the suite's own modules back afterwards, or later
+    tests would run the temporary copy (and, on Python 2, find the dropped modules' globals cleared)."""
+    saved = dict((k, v) for k, v in sys.modules.items() if k == "mm2_core" or k.startswith("mm2_core."))
+    yield
+    for name in [n for n in sys.modules if n == "mm2_core" or n.startswith("mm2_core.")]:
+        del sys.modules[name]
+    sys.modules.update(saved)
+
+
+def test_each_alert_module_runs_as_the_agent_loads_it(metrics_server, common_services, tmpdir, keep_core_modules):
     process = MM2Process("3.7.1", herders=[("A", "B"), ("B", "A")], flows=[Flow("A", "B", partitions("t", 3))])
     server = metrics_server(render(process))
     host = "127.0.0.1"

@@ -192,11 +192,12 @@ def test_stack_override_with_on_ambari_upgrade_is_accepted(repo_copy, build_modu
 
 def test_generated_xml_is_checked_too(repo_copy, build_module, monkeypatch):
     """A generator bug that drops on-ambari-upgrade is caught and pointed at the schema entry."""
-    original = build_module.generate_configuration_xml
+    from mpack_build import layout  # where assembling calls the generator (build.py put it on sys.path)
+    original = layout.generate_configuration_xml
 
     def broken(repo, ctype):
         return original(repo, ctype).replace('    <on-ambari-upgrade add="true"/>\n', "", 1)
-    monkeypatch.setattr(build_module, "generate_configuration_xml", broken)
+    monkeypatch.setattr(layout, "generate_configuration_xml", broken)
     problems = _problems(build_module, repo_copy)
     core = build_module.Core(repo_copy)
     first = core.schema.CONFIG_TYPES[0]

@@ -55,3 +55,36 @@ def test_render_refuses_with_the_same_message(case):
     # str() lists every error as config_type/name: message, one per line.
     for problem in info.value.errors:
         assert "%s/%s: %s" % (problem.config_type, problem.name, problem.message) in str(info.value)
+
+
+def _mode(configs):
+    return (configs.get("kafka-mm2-clusters") or {}).get("topology.mode", "simple")
+
+
+SIMPLE_ONLY = set(["kafka-mm2-replication/direction"] +
+                  ["kafka-mm2-clusters/%s.%s" % (role, field) for role in ("source", "target")
+                   for field in ("alias", "bootstrap.servers", "security.protocol", "sasl.mechanism",
+                                 "sasl.kerberos.service.name", "sasl.kerberos.principal", "sasl.kerberos.keytab",
+                                 "sasl.username", "sasl.password", "ssl.truststore.location", "ssl.truststore.type",
+                                 "ssl.truststore.password", "ssl.keystore.location", "ssl.keystore.type",
+                                 "ssl.keystore.password", "ssl.key.password",
+                                 "ssl.endpoint.identification.algorithm")])
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_every_problem_names_a_property_of_the_chosen_mode(case):
+    """An operator can only fix a property that exists, and that the mode in use reads."""
+    from mm2_core import schema
+    configs = _configs(case)
+    for problem in topology.validate(configs, case.get("version", DEFAULT_VERSION), case.get("local_kafka")):
+        if problem.config_type == "kafka-mm2-custom":
+            assert problem.name in configs.get("kafka-mm2-custom", {}), problem
+            continue
+        owned = schema.BY_NAME.get(problem.config_type)
+        assert owned is not None, problem
+        assert problem.name in owned or problem.name in configs.get(problem.config_type, {}), problem
+        where = "%s/%s" % (problem.config_type, problem.name)
+        if _mode(configs) == "advanced":
+            assert where not in SIMPLE_ONLY, problem
+        elif _mode(configs) == "simple":
+            assert where != "kafka-mm2-topology/content", problem

@@ -21,8 +21,10 @@ AMBARI_SRC_SUBDIRS = (
 
 
 def real_ambari_src():
-    """The Ambari checkout in MM2_AMBARI_SRC, or None when the double is in use."""
-    return os.environ.get("MM2_AMBARI_SRC") or None
+    """The Ambari checkout in MM2_AMBARI_SRC (made absolute: scripts run in other directories), or None
+    when the double is in use."""
+    src = os.environ.get("MM2_AMBARI_SRC")
+    return os.path.abspath(src) if src else None
 
 
 def using_real_ambari():

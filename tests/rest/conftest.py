@@ -30,7 +30,8 @@ def _environment(monkeypatch, tmp_path):
     monkeypatch.setenv("AMBARI_USER", ADMIN[0])
     monkeypatch.setenv("AMBARI_PASSWORD", ADMIN[1])
     monkeypatch.setenv("NETRC", str(tmp_path / "no-netrc"))
-    for var in ("AMBARI_URL", "AMBARI_CLUSTER", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"):
+    for var in ("AMBARI_URL", "AMBARI_CLUSTER", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
+                "MM2_KDC_ADMIN_PRINCIPAL", "MM2_KDC_ADMIN_PASSWORD"):
         monkeypatch.delenv(var, raising=False)
     counter = {"n": 0}
 

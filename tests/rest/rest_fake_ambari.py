@@ -22,7 +22,16 @@ It reproduces the parts of Ambari's REST contract mm2-ambari relies on, as read 
   password in properties_attributes, references resolved back on PUT (SecretReference,
   AmbariManagementControllerImpl.updateCluster), and no new version when nothing differs;
 - stale_configs on started host components after a config change, cleared by a (re)start;
-- the stack configurations endpoint serves the defaults of mm2_core.schema (what build.py puts in the XML).
+- the stack configurations endpoint serves the defaults of mm2_core.schema (what build.py puts in the XML);
+- maintenance mode at service, host and host component level, the effective state in GET answers and
+  the operation level deciding what a state change or command skips (MaintenanceStateHelper);
+- Kerberos: installs need the KDC administrator credential (KerberosHelperImpl), stored through the
+  credentials resource (CredentialResourceProvider);
+- config groups: one group per host and service (ConfigGroupResourceProvider.verifyHostList), group
+  configs stored as given (no secret reference resolution);
+- deleteResult of multi host component deletes (AmbariManagementControllerImpl.deleteHostComponents);
+- batched request schedules (RequestScheduleResourceProvider, ExecutionScheduleManager, BatchRequestJob).
+Each behaviour names the server class and method it follows next to it.
 """
 import base64
 import copy
@@ -43,7 +52,19 @@ CSRF_MESSAGE = "CSRF protection is turned on. X-Requested-By HTTP header is requ
 BAD_LOGIN = "Unable to sign in. Invalid username/password combination."
 NO_AUTH = "Full authentication is required to access this resource"
 NO_PERMISSION = "You do not have permissions to access this resource."
+# KerberosMissingAdminCredentialsException.DEFAULT_MESSAGE (the first lines)
+MISSING_KDC = ("Missing KDC administrator credentials.\nThe KDC administrator credentials must be set as a persisted "
+               "or temporary credential resource.This may be done by issuing a POST to the "
+               "/api/v1/clusters/:clusterName/credentials/kdc.admin.credential API entry point with the following "
+               "payload:\n{\n  \"Credential\" : {\n    \"principal\" : \"(PRINCIPAL)\", \"key\" : \"(PASSWORD)\", "
+               "\"type\" : \"(persisted|temporary)\"}\n  }\n}")
+# MaintenanceStateHelper.isOperationAllowed(Resource.Type, ServiceComponentHost)
+ALLOWED_AT = {"CLUSTER": ("OFF",), "SERVICE": ("OFF", "IMPLIED_FROM_SERVICE"), "HOST": ("OFF", "IMPLIED_FROM_HOST")}
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+# ServiceComponentHostImpl.canBeRemoved: State.isRemovableState
+REMOVABLE = ("INIT", "INSTALLED", "INSTALL_FAILED", "UNKNOWN", "DISABLED", "UNINSTALLED")
 
 
 class HttpError(Exception):
@@ -61,8 +82,9 @@ def system_error(message):
 
 
 class Request(object):
-    def __init__(self, rid, context, tasks, effects):
+    def __init__(self, rid, context, tasks, effects, parameters=None):
         self.id, self.context, self.tasks, self.effects = rid, context, tasks, effects
+        self.parameters = dict(parameters or {})
         self.polls = 0
         self.status = "PENDING"
         self.done = False
@@ -71,7 +93,7 @@ class Request(object):
 class FakeAmbari(object):
     def __init__(self, cluster="prod", stack=("BIGTOP", "3.2.0"), hosts=("mm2-1.example.com", "mm2-2.example.com",
                  "kafka-1.example.com"), users=None, stack_kafka_version="2.8.1", kerberos_auth=False,
-                 mpack_installed=True, tls=None):
+                 mpack_installed=True, tls=None, kerberos=False, kdc_admin=("admin/admin@EXAMPLE.COM", "kdc-secret")):
         self.cluster, self.stack = cluster, tuple(stack)
         self.hosts = list(hosts)
         self.users = users or {"admin": ("admin-secret", "admin"), "viewer": ("viewer-secret", "read")}
@@ -80,6 +102,12 @@ class FakeAmbari(object):
         self.mpack_installed = mpack_installed
         self.tls = tls  # (certfile, keyfile): serve https
         self.repo_versions = [1]  # ids of the cluster's standard repository versions
+        self.kerberos = kerberos  # Clusters/security_type KERBEROS
+        self.kdc_admin = kdc_admin  # what the KDC accepts
+        self.credentials = {}  # alias -> {"principal", "key", "type"}
+        self.host_maintenance = {}  # host -> ON (Host.getMaintenanceState)
+        self.schedules = {}  # id -> {"batches": [...], "settings": {...}, "status": .., "failed": n}
+        self.next_schedule = 1
         self.lock = threading.RLock()
         self.calls = []  # (method, path with decoded query, parsed body)
         self.headers_seen = []  # (method, X-Requested-By, Authorization scheme) per call
@@ -97,6 +125,7 @@ class FakeAmbari(object):
         self.failures = []  # [(command, host, stderr)] consumed by the next matching task
         self.custom_output = {}  # command -> {"stdout": .., "structured_out": {..}}
         self.before_create = []  # hooks(method, path) run before a create (to simulate races)
+        self.before_delete = []  # hooks() run before a host component delete (to simulate races)
         self.outage = None  # {"after_polls": n, "down": seconds}
         self.injected = []  # one-shot [(method, path prefix, status, message)] answered before routing
         self.delays = []  # one-shot [(method, path prefix, seconds)]: answer late (read timeouts)
@@ -206,9 +235,36 @@ class FakeAmbari(object):
 
     # --- state machine ------------------------------------------------------------------------------
     def _hostrole(self, host, state="INIT"):
+        # A new ServiceComponentHost starts with state and desired state INIT (ServiceComponentHostImpl).
         return {"cluster_name": self.cluster, "service_name": S, "component_name": C, "host_name": host,
-                "state": state, "desired_state": "INSTALLED" if state == "INIT" else state,
-                "stale_configs": False, "maintenance_state": "OFF"}
+                "state": state, "desired_state": state, "stale_configs": False, "maintenance_state": "OFF"}
+
+    def effective_maintenance(self, hr):
+        """MaintenanceStateHelper.getEffectiveState(ServiceComponentHost, Host)."""
+        if hr.get("maintenance_state") == "ON":
+            return "ON"
+        service_on = (self.services.get(hr["service_name"]) or {}).get("maintenance_state", "OFF") != "OFF"
+        host_on = self.host_maintenance.get(hr["host_name"], "OFF") != "OFF"
+        if service_on and host_on:
+            return "IMPLIED_FROM_SERVICE_AND_HOST"
+        if service_on:
+            return "IMPLIED_FROM_SERVICE"
+        if host_on:
+            return "IMPLIED_FROM_HOST"
+        return hr.get("maintenance_state") or "OFF"
+
+    def operation_allowed(self, level, hr):
+        """MaintenanceStateHelper.isOperationAllowed(Resource.Type, ServiceComponentHost)."""
+        return level == "HOST_COMPONENT" or self.effective_maintenance(hr) in ALLOWED_AT.get(level, ())
+
+    def set_maintenance(self, service=None, host=None, component_host=None, state="ON"):
+        """Turn maintenance mode on (or off) for the service, a host, or the driver on one host."""
+        if service is not None:
+            self.services[service]["maintenance_state"] = state
+        if host is not None:
+            self.host_maintenance[host] = state
+        if component_host is not None:
+            self.services[S]["components"][C][component_host]["maintenance_state"] = state
 
     def _create_config(self, config_type, tag, props, attrs):
         versions = self.configs.setdefault(config_type, {})
@@ -256,14 +312,14 @@ class FakeAmbari(object):
             item["properties_attributes"] = conf["attributes"]
         return item
 
-    def _new_request(self, context, tasks, effects):
+    def _new_request(self, context, tasks, effects, parameters=None):
         rid = self.next_request
         self.next_request += 1
         for task in tasks:
             task.update({"id": self.next_task, "request_id": rid, "status": "PENDING", "stdout": "", "stderr": "",
                          "structured_out": {}, "exit_code": 999, "cluster_name": self.cluster})
             self.next_task += 1
-        self.requests[rid] = Request(rid, context, tasks, effects)
+        self.requests[rid] = Request(rid, context, tasks, effects, parameters)
         return rid
 
     def _advance(self, req):
@@ -342,7 +398,8 @@ def _predicate(query):
     """Ambari query predicate terms we use: a=b, a.in(x,y); fields and paging are not filters."""
     terms = []
     for part in query.split("&") if query else []:
-        if not part or part.startswith(("fields=", "format=", "page_size=", "from=", "sortBy=")):
+        if not part or part.startswith(("fields=", "format=", "page_size=", "from=", "to=", "sortBy=",
+                                        "minimal_response=")):
             continue
         match = re.match(r"^(.+)\.in\((.*)\)$", part)
         if match:
@@ -476,6 +533,14 @@ class Routes(object):
             ("DELETE", ("hosts", "*", "host_components", "*")): self.delete_host_component,
             ("GET", ("host_components",)): self.get_host_components,
             ("PUT", ("host_components",)): self.put_host_components,
+            ("DELETE", ("host_components",)): self.delete_host_components,
+            ("PUT", ("hosts", "*", "host_components", "*")): self.put_host_component,
+            ("GET", ("credentials", "*")): self.get_credential,
+            ("POST", ("credentials", "*")): self.post_credential,
+            ("GET", ("requests",)): self.get_requests,
+            ("GET", ("request_schedules",)): self.get_schedules,
+            ("POST", ("request_schedules",)): self.post_schedule,
+            ("GET", ("request_schedules", "*")): self.get_schedule,
             ("GET", ("configurations",)): self.get_configurations,
             ("GET", ("configurations", "service_config_versions")): self.get_scv,
             ("GET", ("config_groups",)): self.get_config_groups,
@@ -529,10 +594,13 @@ class Routes(object):
         desired = dict((t, {"tag": tag, "version": f.configs[t][tag]["version"], "user": "admin"})
                        for t, tag in f.desired.items())
         return 200, {"href": "%s/api/v1/clusters/%s" % (f.url, f.cluster),
-                     "Clusters": {"cluster_name": f.cluster, "version": "-".join(f.stack), "desired_configs": desired}}
+                     "Clusters": {"cluster_name": f.cluster, "version": "-".join(f.stack), "desired_configs": desired,
+                                  "security_type": "KERBEROS" if f.kerberos else "NONE"}}
 
     def get_hosts(self, rest, query, body):
-        return 200, {"items": [{"Hosts": {"host_name": h, "cluster_name": self.f.cluster}} for h in self.f.hosts]}
+        return 200, {"items": [{"Hosts": {"host_name": h, "cluster_name": self.f.cluster,
+                                          "maintenance_state": self.f.host_maintenance.get(h, "OFF")}}
+                               for h in self.f.hosts]}
 
     def get_configurations(self, rest, query, body):
         terms = dict(_predicate(query))
@@ -603,7 +671,8 @@ class Routes(object):
     def get_service(self, rest, query, body):
         svc = self._service(rest[1])
         return 200, {"href": "%s/api/v1/clusters/%s/services/%s" % (self.f.url, self.f.cluster, rest[1]),
-                     "ServiceInfo": {"cluster_name": self.f.cluster, "service_name": rest[1], "state": svc["state"]},
+                     "ServiceInfo": {"cluster_name": self.f.cluster, "service_name": rest[1], "state": svc["state"],
+                                     "maintenance_state": svc.get("maintenance_state", "OFF")},
                      "components": [{"ServiceComponentInfo": {"cluster_name": self.f.cluster, "component_name": c,
                                                               "service_name": rest[1]}} for c in svc["components"]]}
 
@@ -667,18 +736,37 @@ class Routes(object):
 
     def get_host_components(self, rest, query, body):
         terms = _predicate(query)
+        # AmbariManagementControllerImpl.getHostComponents answers the effective maintenance state.
         items = [{"href": "%s/api/v1/clusters/%s/hosts/%s/host_components/%s" % (
-            self.f.url, self.f.cluster, hr["host_name"], hr["component_name"]), "HostRoles": dict(hr)}
+            self.f.url, self.f.cluster, hr["host_name"], hr["component_name"]),
+            "HostRoles": dict(hr, maintenance_state=self.f.effective_maintenance(hr))}
             for svc in self.f.services.values() for comp in svc["components"].values() for hr in comp.values()
-            if _matches(hr, "HostRoles", terms)]
+            if _matches(dict(hr, maintenance_state=self.f.effective_maintenance(hr)), "HostRoles", terms)]
         return 200, {"items": items}
 
-    def _state_request(self, hostroles, state, context):
-        """Tasks that move host components to state (INSTALLED: install or stop; STARTED: start)."""
+    @staticmethod
+    def _level(body):
+        """The request's operation level; without one the providers assume CLUSTER
+        (ServiceResourceProvider.updateServices, HostComponentResourceProvider.determineOperationLevel)."""
+        level = (((body or {}).get("RequestInfo") or {}).get("operation_level") or {})
+        name = level.get("level", "CLUSTER")
+        # RequestOperationLevel(Map): a known level, and cluster_name is mandatory with any level
+        if name not in ("CLUSTER", "SERVICE", "HOST", "HOST_COMPONENT"):
+            raise HttpError(400, "Wrong operation level value: %s" % name)
+        if level and "cluster_name" not in level:
+            raise HttpError(400, "Mandatory key operation_level/cluster_name for operation level is not specified")
+        return name
+
+    def _state_request(self, hostroles, state, context, level):
+        """Tasks that move host components to state (INSTALLED: install or stop; STARTED: start).
+        ServiceResourceProvider.updateServiceComponents / HostComponentResourceProvider.updateHostComponents:
+        a host component already in the state is ignored, one the operation level does not allow for its
+        effective maintenance state is ignored (no error), a master from INIT to STARTED is an invalid
+        transition (IllegalArgumentException -> 400)."""
         f = self.f
         tasks = []
         for hr in sorted(hostroles, key=lambda h: h["host_name"]):
-            if hr["maintenance_state"] == "ON":
+            if hr["state"] == state or not f.operation_allowed(level, hr):
                 continue
             if state == "INSTALLED" and hr["state"] in ("INIT", "INSTALL_FAILED"):
                 command = "INSTALL"
@@ -687,14 +775,19 @@ class Routes(object):
             elif state == "STARTED" and hr["state"] == "INSTALLED":
                 command = "START"
             elif state == "STARTED" and hr["state"] in ("INIT", "INSTALL_FAILED"):
-                raise system_error("Invalid transition for servicecomponenthost, clusterName=%s, clusterId=2, "
-                                   "serviceName=%s, componentName=%s, hostname=%s, currentState=%s, newDesiredState=%s"
-                                   % (f.cluster, S, hr["component_name"], hr["host_name"], hr["state"], state))
+                raise HttpError(400, "Invalid transition for servicecomponenthost, clusterName=%s, clusterId=2, "
+                                     "serviceName=%s, componentName=%s, hostname=%s, currentState=%s, newDesiredState=%s"
+                                % (f.cluster, S, hr["component_name"], hr["host_name"], hr["state"], state))
             else:
                 continue
+            tasks.append((hr, {"host_name": hr["host_name"], "role": hr["component_name"], "command": command}))
+        if any(task["command"] == "INSTALL" for _hr, task in tasks) and f.kerberos:
+            self._check_kdc_credential()
+        for hr, _task in tasks:
             hr["desired_state"] = state
-            tasks.append({"host_name": hr["host_name"], "role": hr["component_name"], "command": command})
+        tasks = [task for _hr, task in tasks]
         if not tasks:
+            # RequestStageContainer.getRequestStatusResponse: no stages, no request -> 200 without a body
             return 200, None
         by_host = dict((hr["host_name"], hr) for hr in hostroles)
 
@@ -707,15 +800,30 @@ class Routes(object):
         rid = f._new_request(context, tasks, effect)
         return f.accepted(rid)
 
+    def _check_kdc_credential(self):
+        """AmbariManagementControllerImpl.doStageCreation -> KerberosHelperImpl.ensureIdentities ->
+        validateKDCCredentials: no credential -> KerberosMissingAdminCredentialsException, a wrong one ->
+        KerberosAdminAuthenticationException, both wrapped in IllegalArgumentException (400)."""
+        cred = self.f.credentials.get("kdc.admin.credential")
+        if cred is None:
+            raise HttpError(400, MISSING_KDC)
+        if (cred["principal"], cred["key"]) != tuple(self.f.kdc_admin):
+            raise HttpError(400, "Invalid KDC administrator credentials.\nThe KDC administrator credentials must be "
+                                 "set as a persisted or temporary credential resource.")
+
     def put_service(self, rest, query, body):
         svc = self._service(rest[1])
         info = (body or {}).get("RequestInfo") or {}
+        level = self._level(body)
         state = (((body or {}).get("Body") or body or {}).get("ServiceInfo") or {}).get("state")
         if state not in ("INSTALLED", "STARTED"):
             raise HttpError(400, "Invalid desired state %s" % state)
-        svc["state"] = state if svc["state"] != "INIT" or state == "INSTALLED" else svc["state"]
+        # ServiceResourceProvider.updateServices: MaintenanceStateHelper.isOperationAllowed(level, service)
+        # is false at CLUSTER level for a service in maintenance: the service is skipped, 200, no request.
+        if level == "CLUSTER" and svc.get("maintenance_state", "OFF") != "OFF":
+            return 200, None
         hostroles = [hr for comp in svc["components"].values() for hr in comp.values()]
-        status, payload = self._state_request(hostroles, state, info.get("context", "Update service"))
+        status, payload = self._state_request(hostroles, state, info.get("context", "Update service"), level)
         svc["state"] = state
         return status, payload
 
@@ -723,8 +831,50 @@ class Routes(object):
         terms = _predicate(query)
         info = (body or {}).get("RequestInfo") or {}
         state = (((body or {}).get("Body") or body or {}).get("HostRoles") or {}).get("state")
-        hostroles = [hr for hr in self.f.hostroles() if _matches(hr, "HostRoles", terms)]
-        return self._state_request(hostroles, state, info.get("context", "Update host components"))
+        hostroles = [hr for hr in self.f.hostroles()
+                     if _matches(dict(hr, maintenance_state=self.f.effective_maintenance(hr)), "HostRoles", terms)]
+        return self._state_request(hostroles, state, info.get("context", "Update host components"), self._level(body))
+
+    def put_host_component(self, rest, query, body):
+        f = self.f
+        hr = ((f.services.get(S) or {}).get("components", {}).get(rest[3]) or {}).get(rest[1])
+        if hr is None:
+            raise not_found("ServiceComponentHost not found, clusterName=%s, serviceName=%s, serviceComponentName=%s, "
+                            "hostName=%s" % (f.cluster, S, rest[3], rest[1]))
+        info = (body or {}).get("RequestInfo") or {}
+        state = (((body or {}).get("Body") or body or {}).get("HostRoles") or {}).get("state")
+        return self._state_request([hr], state, info.get("context", "Update host component"), self._level(body))
+
+    def delete_host_components(self, rest, query, body):
+        """DELETE /host_components?<predicate>: AmbariManagementControllerImpl.deleteHostComponents. Each
+        host component that is not removable (ServiceComponentHostImpl.canBeRemoved) becomes an error entry;
+        with one host component in the request the error is the HTTP answer, with several the answer is
+        200 and a deleteResult (JsonSerializer.processResultMetadata)."""
+        f = self.f
+        for hook in list(f.before_delete):
+            hook()
+        terms = _predicate(query)
+        matched = [hr for hr in f.hostroles() if _matches(hr, "HostRoles", terms)]
+        deleted, errors = [], []
+        for hr in matched:
+            key = "%s/%s" % (hr["host_name"], hr["component_name"])
+            if hr["state"] not in REMOVABLE:
+                errors.append((key, 500, "Current host component state prohibiting component removal., clusterName=%s, "
+                                         "serviceName=%s, componentName=%s, hostname=%s, request={}, state=%s"
+                               % (f.cluster, S, hr["component_name"], hr["host_name"], hr["state"])))
+            else:
+                deleted.append(key)
+        for hr in matched:
+            if "%s/%s" % (hr["host_name"], hr["component_name"]) in deleted:
+                del f.services[S]["components"][hr["component_name"]][hr["host_name"]]
+        if len(deleted) + len(errors) == 1:  # "Do not break behavior for existing clients ..."
+            if errors:
+                raise system_error(errors[0][2])
+            return 200, None
+        if not matched:
+            return 200, None  # DeleteHandler: nothing matched a collection -> 200
+        return 200, {"deleteResult": [{"deleted": {"key": k}} for k in deleted]
+                     + [{"error": {"key": k, "code": code, "message": m}} for k, code, m in errors]}
 
     def delete_host_component(self, rest, query, body):
         f = self.f
@@ -734,7 +884,7 @@ class Routes(object):
         if hr is None:
             raise not_found("ServiceComponentHost not found, clusterName=%s, serviceName=%s, "
                             "serviceComponentName=%s, hostName=%s" % (f.cluster, S, comp, host))
-        if hr["state"] not in ("INIT", "INSTALLED", "INSTALL_FAILED", "UNKNOWN", "DISABLED", "UNINSTALLED"):
+        if hr["state"] not in REMOVABLE:
             raise system_error("Current host component state prohibiting component removal., clusterName=%s, "
                                "serviceName=%s, componentName=%s, hostname=%s, request={}, state=%s"
                                % (f.cluster, S, comp, host, hr["state"]))
@@ -744,7 +894,8 @@ class Routes(object):
     def delete_service(self, rest, query, body):
         f = self.f
         svc = self._service(rest[1])
-        if any(hr["state"] == "STARTED" for comp in svc["components"].values() for hr in comp.values()):
+        # ServiceResourceProvider.deleteServices: every host component must be removable
+        if any(hr["state"] not in REMOVABLE for comp in svc["components"].values() for hr in comp.values()):
             raise system_error("Cannot remove %s/%s. One or more host components are in a non-removable state."
                                % (f.cluster, rest[1]))
         del f.services[rest[1]]
@@ -769,6 +920,8 @@ class Routes(object):
         return 200, {"items": items}
 
     def _group_configs(self, desired):
+        """ConfigGroupResourceProvider.getConfigGroupRequest + ConfigGroupImpl: an existing (type, tag) is
+        reused as it is; a new one is stored with the properties as sent: no SECRET reference is resolved."""
         configs = {}
         for item in desired or []:
             config_type, tag = item["type"], item["tag"]
@@ -785,6 +938,16 @@ class Routes(object):
             if hr["host_name"] in hosts and hr["state"] != "INIT":
                 hr["stale_configs"] = True
 
+    def _verify_hosts(self, tag, hosts, gid=None):
+        """ConfigGroupResourceProvider.verifyHostList: a host may be in one group per tag (service)."""
+        for other_id, other in sorted(self.f.config_groups.items()):
+            if other["tag"] == tag and other_id != gid:
+                for host in hosts:
+                    if host in other["hosts"]:
+                        raise HttpError(409, "Host is already associated with a config group, clusterName = %s, "
+                                             "configGroupName = %s, tag = %s, hostname = %s"
+                                        % (self.f.cluster, other["group_name"], tag, host))
+
     def post_config_groups(self, rest, query, body):
         f = self.f
         resources = []
@@ -795,6 +958,7 @@ class Routes(object):
             if any(x["group_name"] == g["group_name"] and x["tag"] == g["tag"] for x in f.config_groups.values()):
                 raise HttpError(409, "Config group already exists with the same name and tag, clusterName = %s, "
                                      "groupName = %s, tag = %s" % (f.cluster, g["group_name"], g["tag"]))
+            self._verify_hosts(g["tag"], [h["host_name"] for h in g.get("hosts") or []])
             gid = f.next_group
             f.next_group += 1
             f.config_groups[gid] = {"group_name": g["group_name"], "tag": g["tag"], "description": g.get("description", ""),
@@ -812,6 +976,7 @@ class Routes(object):
             raise system_error("Config group not found, clusterName = %s, groupId = %d" % (f.cluster, gid))
         g = body[0]["ConfigGroup"] if isinstance(body, list) else body["ConfigGroup"]
         group = f.config_groups[gid]
+        self._verify_hosts(group["tag"], [h["host_name"] for h in g.get("hosts") or []], gid)
         old_hosts = set(group["hosts"])
         group.update({"group_name": g["group_name"], "description": g.get("description", ""),
                       "hosts": sorted(h["host_name"] for h in g.get("hosts") or []),
@@ -843,11 +1008,18 @@ class Routes(object):
                 hr = comp_hosts[task["host_name"]]
                 hr.update({"state": "STARTED", "desired_state": "STARTED", "stale_configs": False})
 
+        # AmbariCustomCommandExecutionHelper.addCustomCommandAction: hosts the operation level does not
+        # allow for their maintenance state are left out (the level guessed from the filter when absent:
+        # MaintenanceStateHelper.guessOperationLevel -> HOST_COMPONENT with component and hosts).
+        op_level = (level or {}).get("level") or ("HOST_COMPONENT" if hosts and filt.get("component_name") else "SERVICE")
         if command == "RESTART":
             for host in hosts:
                 if host not in comp_hosts:
                     raise system_error("Invalid host %s for component %s" % (host, C))
-                tasks.append({"host_name": host, "role": C, "command": "RESTART"})
+                if f.operation_allowed(op_level, comp_hosts[host]):
+                    tasks.append({"host_name": host, "role": C, "command": "RESTART"})
+            if not tasks:
+                return 200, None
         elif command == names.SERVICE_CHECK_ROLE:
             host = sorted(comp_hosts)[0] if comp_hosts else f.hosts[0]
             tasks.append({"host_name": host, "role": command, "command": "SERVICE_CHECK"})
@@ -858,8 +1030,107 @@ class Routes(object):
         else:
             raise system_error("Unsupported action %s for Service: %s and Component: %s"
                                % (command, filt.get("service_name"), filt.get("component_name")))
-        rid = f._new_request(context, tasks, effect)
+        # RequestResourceProvider.getActionRequest: RequestInfo/parameters/* become the command parameters
+        rid = f._new_request(context, tasks, effect, info.get("parameters"))
         return f.accepted(rid)
+
+    def get_requests(self, rest, query, body):
+        """The request collection in id order; page_size=N with to=end is the last page
+        (BaseRequest paging: PageRequest.StartingPoint.End)."""
+        reqs = sorted(self.f.requests.values(), key=lambda r: r.id)
+        size = re.search(r"page_size=(\d+)", query or "")
+        if size:
+            count = int(size.group(1))
+            reqs = reqs[-count:] if "to=end" in (query or "") else reqs[:count]
+        return 200, {"items": [{"Requests": {"id": r.id, "request_context": r.context,
+                                             "request_status": r.status}} for r in reqs]}
+
+    # --- request schedules (rolling restart) ---------------------------------------------------------
+    def post_schedule(self, rest, query, body):
+        """RequestScheduleResourceProvider.createResources: 201 with the new id; the batch requests run one
+        after the other (ExecutionScheduleManager / BatchRequestJob)."""
+        f = self.f
+        item = (body if isinstance(body, list) else [body])[0]["RequestSchedule"]
+        requests_, settings = [], {}
+        for part in item.get("batch") or []:
+            requests_.extend(part.get("requests") or [])
+            settings.update(part.get("batch_settings") or {})
+        orders = [r.get("order_id") for r in requests_]
+        if any(o is None for o in orders):
+            raise system_error("No order id provided for batch request. ")
+        if len(set(orders)) != len(orders):
+            raise system_error("Duplicate order id provided for batch request. ")
+        sid = f.next_schedule
+        f.next_schedule += 1
+        f.schedules[sid] = {"batches": [dict(r, request_id=None, request_status=None)
+                                        for r in sorted(requests_, key=lambda r: r["order_id"])],
+                            "settings": settings, "status": "SCHEDULED", "failed": 0}
+        return 201, {"resources": [{"href": "%s/api/v1/clusters/%s/request_schedules/%d" % (f.url, f.cluster, sid),
+                                    "RequestSchedule": {"id": sid}}]}
+
+    def get_schedules(self, rest, query, body):
+        return 200, {"items": [{"RequestSchedule": {"id": sid, "status": sc["status"]}}
+                               for sid, sc in sorted(self.f.schedules.items())]}
+
+    def get_schedule(self, rest, query, body):
+        """One poll moves the schedule on: the next batch's request is sent when the previous one ended
+        (the pause between batches is not waited here); when more tasks failed than
+        task_failure_tolerance, BatchRequestJob.doWork throws 'Task failure tolerance limit exceeded':
+        no further batch runs and the schedule keeps its SCHEDULED status. COMPLETED after the last batch
+        (ExecutionScheduleManager.finalizeBatch)."""
+        f = self.f
+        sid = int(rest[1])
+        sc = f.schedules.get(sid)
+        if sc is None:
+            raise system_error("Request Schedule not found, clusterName = %s, id = %d" % (f.cluster, sid))
+        tolerance = int(sc["settings"].get("task_failure_tolerance", 0) or 0)
+        for batch in sc["batches"]:
+            if batch["request_id"] is not None:
+                req = f.requests[batch["request_id"]]
+                batch["request_status"] = req.status
+                if not req.done:
+                    break
+                if not batch.get("counted"):
+                    batch["counted"] = True
+                    sc["failed"] += len([t for t in req.tasks if t["status"] in ("FAILED", "TIMEDOUT", "ABORTED")])
+                continue
+            if sc["failed"] > tolerance:
+                break
+            status, payload = self.post_request(None, "", batch["RequestBodyInfo"])
+            if payload is None:
+                batch["request_status"] = "COMPLETED"
+                continue
+            batch["request_id"] = payload["Requests"]["id"]
+            batch["request_status"] = "PENDING"
+            break
+        if all(b["request_status"] in ("COMPLETED", "FAILED", "ABORTED", "TIMEDOUT") for b in sc["batches"]):
+            sc["status"] = "COMPLETED"
+        return 200, {"RequestSchedule": {
+            "id": sid, "cluster_name": f.cluster, "status": sc["status"],
+            "batch": {"batch_requests": [{"order_id": b["order_id"], "request_id": b["request_id"],
+                                          "request_status": b["request_status"], "request_type": b["type"],
+                                          "request_uri": b["uri"]} for b in sc["batches"]],
+                      "batch_settings": {"batch_separation_in_seconds": sc["settings"].get("batch_separation_in_seconds"),
+                                         "task_failure_tolerance_limit": tolerance}}}}
+
+    # --- credentials (CredentialResourceProvider) ------------------------------------------------------
+    def get_credential(self, rest, query, body):
+        cred = self.f.credentials.get(rest[1])
+        if cred is None:
+            raise not_found("Credential not found, Credential/alias=%s" % rest[1])
+        # The key is never returned.
+        return 200, {"Credential": {"alias": rest[1], "cluster_name": self.f.cluster, "type": cred["type"]}}
+
+    def post_credential(self, rest, query, body):
+        cred = (body or {}).get("Credential") or {}
+        if not cred.get("principal"):
+            raise HttpError(400, "Property Credential/principal must be provided")
+        if cred.get("type") not in ("persisted", "temporary"):
+            raise HttpError(400, "Property Credential/type must be either 'persisted' or 'temporary'")
+        if rest[1] in self.f.credentials:
+            raise HttpError(409, "A credential with the alias of %s already exists" % rest[1])
+        self.f.credentials[rest[1]] = {"principal": cred["principal"], "key": cred.get("key"), "type": cred["type"]}
+        return 201, None
 
     def _request(self, rest):
         req = self.f.requests.get(int(rest[1]))

@@ -5,7 +5,7 @@ import re
 
 from rest_fake_ambari import C, S
 
-from mm2_ambari import rest_cmds
+from mm2_ambari import rest_cmds, validate_cmd
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOPOLOGY = os.path.join(HERE, "files", "deploy-test.yaml")
@@ -28,6 +28,7 @@ def build_parser():
     parser = argparse.ArgumentParser(prog="mm2-ambari")
     sub = parser.add_subparsers(dest="command")
     rest_cmds.register(sub)
+    validate_cmd.register(sub)
     return parser
 
 

@@ -115,18 +115,17 @@ def test_rolling_restart_after_configure_goes_host_by_host(cli, fake, tmp_path):
     assert deploy(cli, fake).code == 0
     before = len(fake.calls)
     path = edited(tmp_path, "tasks.max: 8", "tasks.max: 12")
-    result = configure(cli, fake, path, "--rolling")
+    result = configure(cli, fake, path, "--rolling", "--batch-pause", "0")
     assert result.code == 0, result
     calls = fake.calls[before:]
-    posts = [i for i, c in enumerate(calls) if c[0] == "POST"]
-    assert [calls[i][2]["Requests/resource_filters"][0]["hosts"] for i in posts] == HOSTS
-    assert calls[posts[0]][2]["RequestInfo"]["operation_level"] == {
-        "level": "HOST_COMPONENT", "cluster_name": "prod", "service_name": S, "hostcomponent_name": C,
-        "host_name": HOSTS[0]}
-    # The second host is restarted only after the first request completed.
-    first_done = [i for i, c in enumerate(calls) if c[0] == "GET" and c[1].startswith(CL + "/requests/")
-                  and "/tasks" in c[1] and i > posts[0]][0]
-    assert first_done < posts[1]
+    posts = [c for c in calls if c[0] == "POST"]
+    assert [c[1] for c in posts] == [CL + "/request_schedules"]
+    batches = posts[0][2][0]["RequestSchedule"]["batch"][0]["requests"]
+    assert [b["RequestBodyInfo"]["Requests/resource_filters"][0]["hosts"] for b in batches] == HOSTS
+    # Ambari started the second batch's request only after the first one completed.
+    first, second = sorted(fake.requests.values(), key=lambda r: r.id)[-2:]
+    assert [first.tasks[0]["host_name"], second.tasks[0]["host_name"]] == HOSTS
+    assert all(not hr["stale_configs"] for hr in fake.hostroles())
 
 
 def test_config_groups_are_created_then_updated_and_restart_only_their_hosts(cli, fake, tmp_path):

@@ -4,6 +4,9 @@ from rest_helpers import HOSTS, TOPOLOGY, deploy, normalize, with_configurations
 
 from mm2_core import names
 
+# The operation level the web UI sends with a service's state change (ajax.js 'common.service.update').
+LEVEL = {"level": "SERVICE", "cluster_name": "prod", "service_name": S}
+
 
 def topology_text():
     with open(TOPOLOGY) as fh:
@@ -33,10 +36,13 @@ def test_fresh_deploy_sends_exactly_the_ambari_calls(cli, fake):
         ("POST", c + "/hosts/mm2-1.example.com/host_components/" + C, None),
         ("POST", c + "/hosts/mm2-2.example.com/host_components/" + C, None),
         ("PUT", c, {"Clusters": {"desired_config": expected_configs("DR replication dc1 -> dc2")}}),
-        ("PUT", c + "/services/" + S, {"RequestInfo": {"context": "Install MirrorMaker 2"},
+        ("PUT", c + "/services/" + S, {"RequestInfo": {"context": "Install MirrorMaker 2", "operation_level": LEVEL},
                                        "Body": {"ServiceInfo": {"state": "INSTALLED"}}}),
-        ("PUT", c + "/services/" + S, {"RequestInfo": {"context": "Start MirrorMaker 2"},
+        ("PUT", c + "/services/" + S, {"RequestInfo": {"context": "Start MirrorMaker 2", "operation_level": LEVEL},
                                        "Body": {"ServiceInfo": {"state": "STARTED"}}}),
+        ("POST", c + "/requests", {"RequestInfo": {"context": "MirrorMaker 2 Service Check",
+                                                   "command": names.SERVICE_CHECK_ROLE, "operation_level": LEVEL},
+                                   "Requests/resource_filters": [{"service_name": S}]}),
     ]
     # Ambari's state after the deploy: everything started, one service config version with the note.
     assert sorted((hr["host_name"], hr["state"]) for hr in fake.hostroles()) == [(h, "STARTED") for h in HOSTS]
@@ -84,10 +90,10 @@ def test_dry_run_prints_the_plan_and_sends_nothing(cli, fake, monkeypatch, tmp_p
     assert "[dry-run] POST /api/v1/clusters/prod/services" in out
     assert "[dry-run] POST /api/v1/clusters/prod/hosts/mm2-2.example.com/host_components/%s" % C in out
     assert "[dry-run] PUT /api/v1/clusters/prod  # new config version" in out
-    assert out.count("then wait for the request") == 2
+    assert out.count("then wait for the request") == 3  # install, start, service check
     assert "s3cret-truststore" not in out + result.err
     assert '"source.ssl.truststore.password": "********"' in out
-    assert "dry run: 7 call(s) planned, none sent" in out
+    assert "dry run: 8 call(s) planned, none sent" in out
 
 
 def test_request_failed_midway_exits_1_naming_the_failed_task(cli, fake):
@@ -183,10 +189,13 @@ def test_new_host_is_installed_without_stopping_the_running_ones(cli, fake, tmp_
     assert normalize(fake.mutating_calls()[before:]) == [
         ("POST", c + "/hosts/mm2-2.example.com/host_components/" + C, None),
         ("PUT", c + "/host_components?HostRoles/service_name=%s&HostRoles/state.in(INIT,INSTALL_FAILED)" % S,
-         {"RequestInfo": {"context": "Install MirrorMaker 2 on new hosts"},
+         {"RequestInfo": {"context": "Install MirrorMaker 2 on new hosts", "operation_level": LEVEL},
           "Body": {"HostRoles": {"state": "INSTALLED"}}}),
-        ("PUT", c + "/services/" + S, {"RequestInfo": {"context": "Start MirrorMaker 2"},
+        ("PUT", c + "/services/" + S, {"RequestInfo": {"context": "Start MirrorMaker 2", "operation_level": LEVEL},
                                        "Body": {"ServiceInfo": {"state": "STARTED"}}}),
+        ("POST", c + "/requests", {"RequestInfo": {"context": "MirrorMaker 2 Service Check",
+                                                   "command": names.SERVICE_CHECK_ROLE, "operation_level": LEVEL},
+                                   "Requests/resource_filters": [{"service_name": S}]}),
     ]
     assert sorted((hr["host_name"], hr["state"]) for hr in fake.hostroles()) == [(h, "STARTED") for h in HOSTS]
 

@@ -1,4 +1,4 @@
-"""The shipped examples work: examples/deploy-dr.yaml deploys (and is what the README shows), and the
+"""The shipped examples work: examples/deploy-dr.yaml deploys (and is what docs/automate.md shows), and the
 blueprint + cluster creation template hold a valid MM2 configuration in the shapes Ambari accepts."""
 import json
 import os
@@ -16,11 +16,10 @@ CLUSTER = os.path.join(REPO, "examples", "blueprints", "mm2-dr-cluster.json")
 DR_HOSTS = ["mm2-1.west.example.com", "mm2-2.west.example.com"]
 
 
-def test_the_readme_shows_the_dr_example_verbatim():
-    with open(os.path.join(REPO, "README.md")) as fh:
-        readme = fh.read()
-    section = readme[readme.index("<!-- section:rest -->"):readme.index("<!-- /section:rest -->")]
-    block = re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
+def test_the_automation_page_shows_the_dr_example_verbatim():
+    with open(os.path.join(REPO, "docs", "automate.md")) as fh:
+        page = fh.read()
+    block = re.search(r"```yaml\n(.*?)```", page, re.S).group(1)
     with open(DR) as fh:
         assert block == fh.read()
 

@@ -26,24 +26,71 @@ def test_restart_is_one_request_for_all_driver_hosts(cli, fake):
     assert "restarted %s on %s" % (C, ", ".join(HOSTS)) in result.out
 
 
-def test_rolling_restart_waits_for_each_host_and_stops_at_the_first_failure(cli, fake):
+def schedule_batches(fake):
+    """The batch requests of the request schedules the client posted: [[hosts of batch 1], ...]."""
+    posts = [c for c in fake.mutating_calls() if c[0] == "POST" and c[1] == CL + "/request_schedules"]
+    return [[r["RequestBodyInfo"]["Requests/resource_filters"][0]["hosts"] for r in p[2][0]["RequestSchedule"]["batch"][0]["requests"]]
+            for p in posts]
+
+
+def test_rolling_restart_is_ambaris_request_schedule_as_the_ui_sends_it(cli, fake):
     started(fake)
-    fake.fail_next("RESTART", host=HOSTS[0], stderr="Fail: MirrorMaker 2 did not start")
-    result = run(cli, fake, "restart", "--rolling")
+    result = run(cli, fake, "restart", "--rolling", "--batch-pause", "0")
+    assert result.code == 0, result
+    assert normalize(fake.mutating_calls()) == [("POST", CL + "/request_schedules", [{"RequestSchedule": {"batch": [
+        {"requests": [{"order_id": i + 1, "type": "POST", "uri": "/clusters/prod/requests", "RequestBodyInfo": {
+            "RequestInfo": {"context": "_PARSE_.ROLLING-RESTART.%s.%d.2" % (C, i + 1), "command": "RESTART"},
+            "Requests/resource_filters": [{"service_name": S, "component_name": C, "hosts": host}]}}
+            for i, host in enumerate(HOSTS)]},
+        {"batch_settings": {"batch_separation_in_seconds": 0, "task_failure_tolerance": 1}}]}}])]
+    # Ambari ran the batches one after the other; each request was waited for.
+    assert [r.tasks[0]["host_name"] for r in sorted(fake.requests.values(), key=lambda r: r.id)] == HOSTS
+    assert "request 1 rolling restart batch 1/2: COMPLETED" in result.err
+    assert "request 2 rolling restart batch 2/2: COMPLETED" in result.err
+    assert all(hr["state"] == "STARTED" for hr in fake.hostroles())
+
+
+def test_rolling_restart_defaults_are_the_uis(cli, fake):
+    fake.hosts = ["mm2-%d.example.com" % i for i in range(1, 24)]
+    fake.install_started_service(fake.hosts)
+    result = run(cli, fake, "restart", "--rolling", "--dry-run")
+    assert result.code == 0, result
+    body = json.loads(result.out[result.out.index("["):result.out.index("[dry-run]     then")].split("\n", 1)[1])
+    batch = body[0]["RequestSchedule"]["batch"]
+    # 23 hosts: batches of ceil(23/10) = 3, 120 s apart, tolerating one batch worth of failed tasks
+    assert [len(r["RequestBodyInfo"]["Requests/resource_filters"][0]["hosts"].split(",")) for r in batch[0]["requests"]] \
+        == [3] * 7 + [2]
+    assert batch[1] == {"batch_settings": {"batch_separation_in_seconds": 120, "task_failure_tolerance": 3}}
+
+
+def test_rolling_restart_stops_when_more_tasks_fail_than_tolerated(cli, fake):
+    fake.hosts = ["mm2-1.example.com", "mm2-2.example.com", "mm2-3.example.com"]
+    fake.install_started_service(fake.hosts)
+    fake.fail_next("RESTART", host="mm2-1.example.com", stderr="Fail: MirrorMaker 2 did not start")
+    result = run(cli, fake, "restart", "--rolling", "--batch-pause", "0", "--failure-tolerance", "0")
     assert result.code == 1, result
-    posts = [c for c in fake.mutating_calls() if c[0] == "POST"]
-    assert [p[2]["Requests/resource_filters"][0]["hosts"] for p in posts] == [HOSTS[0]]
-    assert posts[0][2]["RequestInfo"]["context"] == "Rolling restart MirrorMaker 2 Driver 1/2 on %s (requested)" % HOSTS[0]
-    assert "%s RESTART on %s: FAILED" % (C, HOSTS[0]) in result.err
+    # Ambari ran the first batch only (BatchRequestJob: tolerance exceeded, no further batch).
+    assert [r.tasks[0]["host_name"] for r in fake.requests.values()] == ["mm2-1.example.com"]
+    assert "1 failed task(s), more than the 0 tolerated" in result.err
     assert "MirrorMaker 2 did not start" in result.err
+
+
+def test_rolling_restart_goes_on_within_the_tolerance_but_exits_1(cli, fake):
+    fake.hosts = ["mm2-1.example.com", "mm2-2.example.com", "mm2-3.example.com"]
+    fake.install_started_service(fake.hosts)
+    fake.fail_next("RESTART", host="mm2-1.example.com", stderr="Fail: MirrorMaker 2 did not start")
+    result = run(cli, fake, "restart", "--rolling", "--batch-pause", "0", "--batch-size", "1",
+                 "--failure-tolerance", "1")
+    assert result.code == 1, result
+    assert sorted(r.tasks[0]["host_name"] for r in fake.requests.values()) == fake.hosts
+    assert "finished with 1 failed task(s) (within the tolerance of 1)" in result.err
 
 
 def test_rolling_restart_of_chosen_hosts(cli, fake):
     started(fake)
-    result = run(cli, fake, "restart", "--rolling", "--hosts", HOSTS[1])
+    result = run(cli, fake, "restart", "--rolling", "--hosts", HOSTS[1], "--batch-pause", "0")
     assert result.code == 0, result
-    posts = [c for c in fake.mutating_calls() if c[0] == "POST"]
-    assert [p[2]["Requests/resource_filters"][0]["hosts"] for p in posts] == [HOSTS[1]]
+    assert schedule_batches(fake) == [[HOSTS[1]]]
     unknown = run(cli, fake, "restart", "--hosts", "nope.example.com")
     assert unknown.code == 2
     assert "nope.example.com does not run %s" % C in unknown.err
@@ -54,10 +101,10 @@ def test_remove_stops_then_deletes_and_is_idempotent(cli, fake):
     result = run(cli, fake, "remove", "--yes")
     assert result.code == 0, result
     assert normalize(fake.mutating_calls()) == [
-        ("PUT", CL + "/services/" + S, {"RequestInfo": {"context": "Stop MirrorMaker 2"},
+        ("PUT", CL + "/services/" + S, {"RequestInfo": {"context": "Stop MirrorMaker 2", "operation_level": {
+            "level": "SERVICE", "cluster_name": "prod", "service_name": S}},
                                         "Body": {"ServiceInfo": {"state": "INSTALLED"}}}),
-        ("DELETE", CL + "/hosts/%s/host_components/%s" % (HOSTS[0], C), None),
-        ("DELETE", CL + "/hosts/%s/host_components/%s" % (HOSTS[1], C), None),
+        ("DELETE", CL + "/host_components?HostRoles/service_name=" + S, None),
         ("DELETE", CL + "/services/" + S, None),
     ]
     assert S not in fake.services

@@ -40,7 +40,7 @@ def test_the_fake_enforces_csrf_and_auth_like_ambari(fake):
 def test_every_call_of_a_deploy_carries_x_requested_by_and_basic_auth(cli, fake):
     assert deploy(cli, fake).code == 0
     mutating = [h for h in fake.headers_seen if h[0] != "GET"]
-    assert len(mutating) == 7
+    assert len(mutating) == 8  # 4 creates, configs, install, start, service check
     assert all(requested_by == "mm2-ambari" and auth.startswith("Basic ") for _, requested_by, auth in fake.headers_seen)
 
 
@@ -57,13 +57,50 @@ def test_get_is_retried_on_503_and_the_error_quotes_ambari_when_retries_run_out(
     assert "Ambari is starting" in failed.err
 
 
-def test_post_is_never_retried_when_it_may_have_reached_ambari(cli, fake):
+def test_a_command_that_timed_out_after_ambari_accepted_it_is_not_sent_twice(cli, fake):
     fake.install_started_service(["mm2-1.example.com"])
     fake.delays.append(("POST", "/clusters/prod/requests", 1.0))
     result = cli("restart", "--url", fake.url, "--cluster", "prod", "--read-timeout", "0.3")
-    assert result.code == 1, result
-    assert "not retried: the request may have reached Ambari" in result.err
+    assert result.code == 0, result
+    assert "Ambari had accepted it as request 1: waiting for it" in result.err
     assert len([c for c in fake.mutating_calls() if c[0] == "POST"]) == 1
+    assert len(fake.requests) == 1
+
+
+def test_a_state_change_that_failed_before_ambari_accepted_it_is_sent_once_more(cli, fake):
+    # A 503 (e.g. from a proxy) on the start: Ambari's request list has no request with that context,
+    # so the start is sent once more, and only one start request exists in the end.
+    assert deploy(cli, fake, "--no-service-check").code == 0
+    for hr in fake.hostroles():
+        hr.update(state="INSTALLED", desired_state="INSTALLED")
+    fake.injected.append(("PUT", "/clusters/prod/services/" + S, 503, "Service Unavailable"))
+    before = len(fake.requests)
+    result = deploy(cli, fake, "--no-service-check")
+    assert result.code == 0, result
+    assert "Ambari has no request for it: sending it once more" in result.err
+    starts = [c for c in fake.mutating_calls() if c[0] == "PUT" and (c[2].get("RequestInfo") or {}).get("context") == "Start MirrorMaker 2"]
+    assert len(starts) == 3  # the first deploy's, the one answered 503, the one sent again
+    assert [r.context for r in list(fake.requests.values())[before:]] == ["Start MirrorMaker 2"]
+    assert all(hr["state"] == "STARTED" for hr in fake.hostroles())
+
+
+def test_a_retried_get_never_turns_a_put_into_two(cli, fake):
+    # 502 on the config PUT after Ambari stored it (the fake answers late): the client sees the new
+    # tag as desired and does not send the PUT again.
+    assert deploy(cli, fake, "--no-service-check").code == 0
+    fake.delays.append(("PUT", "/clusters/prod", 1.0))
+    path = TOPOLOGY
+    text = open(path).read().replace("tasks.max: 8", "tasks.max: 9")
+    edited = os.path.join(os.environ.get("PYTEST_TMP", "/tmp"), "mm2-i13-retry-%d.yaml" % os.getpid())
+    with open(edited, "w") as fh:
+        fh.write(text)
+    try:
+        result = cli("configure", edited, "--url", fake.url, "--read-timeout", "0.3", "--no-restart")
+    finally:
+        os.unlink(edited)
+    assert result.code == 0, result
+    assert "the change went through" in result.err
+    assert len([c for c in fake.mutating_calls() if c[0] == "PUT" and c[1] == "/api/v1/clusters/prod"]) == 2
 
 
 def test_5xx_from_ambari_is_quoted(cli, fake):

@@ -49,7 +49,7 @@ def test_env_and_log4j_follow_the_version(tmp_path):
                "--java-home", "/usr/jdk64/jdk17") == 0
     assert run("--configs", configs_path, "--kafka-version", "4.0.0", "--out", str(out4), "--host", "h") == 0
     env3 = (out3 / "mm2-env.sh").read_text()
-    assert 'export JAVA_HOME="/usr/jdk64/jdk17"' in env3
+    assert "export JAVA_HOME='/usr/jdk64/jdk17'" in env3
     assert "-Dlog4j.configuration=file:/etc/kafka-mm2/conf/log4j.properties" in env3
     assert (out3 / "log4j.properties").exists() and not (out3 / "log4j2.yaml").exists()
     assert "MaxFileSize=256MB" in (out3 / "log4j.properties").read_text()

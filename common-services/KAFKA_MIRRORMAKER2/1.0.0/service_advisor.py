@@ -185,8 +185,11 @@ class KAFKA_MIRRORMAKER2100ServiceAdvisor(service_advisor.ServiceAdvisor):
                                                               self._stack_kafka_version(services))
         local = self._local_kafka(services, current)
         # The core validator: the same checks the agent runs before it writes any file.
-        problems = [(p.config_type, p.name, p.level, p.message)
-                    for p in topology.validate(current, version, local_kafka=local)]
+        found = topology.validate(current, version, local_kafka=local)
+        found += advice.installation_problems(current.get(names.ENV), self._stack_kafka_version(services))
+        if not any(p.level == topology.ERROR for p in found):
+            found += advice.listener_problems(topology.build_topology(current, version, local_kafka=local), local)
+        problems = [(p.config_type, p.name, p.level, p.message) for p in found]
         if not any(level == topology.ERROR for _, _, level, _ in problems):
             problems.extend(self._placement_problems(services, current, version, local))
         return self._to_items(problems, version, origin)

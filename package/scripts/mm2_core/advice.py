@@ -7,200 +7,28 @@ Ambari's data structures, so the rules are tested directly. Stdlib only, Python 
 """
 import re
 
-from mm2_core import names, placement, schema, topology, versions
+from mm2_core import names, placement, schema, versions
+from mm2_core.local_kafka import (  # noqa: F401  (the advisor's public names, kept)
+    KERBEROS_UPGRADE, KNOWN_PROTOCOLS, PROTOCOL_ALIASES, Listener, bootstrap_servers, describe_local_kafka,
+    normalize_protocol, parse_host_ports, parse_listeners, parse_protocol_map)
+from mm2_core.model import RESERVED_ALIASES
+from mm2_core.problems import problem
 
 CLUSTERS = names.CLUSTERS
 REPLICATION = names.REPLICATION
 
-KNOWN_PROTOCOLS = schema.PROTOCOLS
-# Old HDP names for SASL_PLAINTEXT (Ambari 2.x KAFKA kerberos.json rewrites listeners to it).
-PROTOCOL_ALIASES = {"PLAINTEXTSASL": "SASL_PLAINTEXT", "SASL_PLAINTEXTSASL": "SASL_PLAINTEXT"}
-# Kerberos makes Ambari's KAFKA advisor turn PLAINTEXT/SSL listeners into their SASL twins on the
-# same port, so the protocol MM2 must speak follows the same mapping.
-KERBEROS_UPGRADE = {"PLAINTEXT": "SASL_PLAINTEXT", "SSL": "SASL_SSL"}
-
 MAX_RECOMMENDED_RF = 3
 ALIAS_INVALID_CHARS = re.compile(r"[^A-Za-z0-9_-]+")
-
-_LISTENER = re.compile(r"^([A-Za-z0-9_]+)://(\[[^\]]*\]|[^:/\s]*):(\d{1,5})$")
-_HOST_PORT = re.compile(r"^(\[[^\]]+\]|[^:\s\[\]]+):(\d{1,5})$")
 _TARBALL_VERSION = re.compile(r"kafka_\d+(?:\.\d+)*-(\d+\.\d+(?:\.\d+)?)")
-
-
-class Listener(object):
-    """One entry of a broker's `listeners`: name, security protocol (None if unknown), port."""
-
-    def __init__(self, name, protocol, host, port):
-        self.name = name
-        self.protocol = protocol
-        self.host = host
-        self.port = port
-
-    def __repr__(self):
-        return "Listener(%r, %r, %r, %r)" % (self.name, self.protocol, self.host, self.port)
-
-    def __eq__(self, other):
-        return isinstance(other, Listener) and self.__dict__ == other.__dict__
-
-    def __ne__(self, other):
-        return not self == other
-
-
-def normalize_protocol(value):
-    """'plaintextsasl' -> 'SASL_PLAINTEXT'; unknown or empty -> None."""
-    value = (value or "").strip().upper()
-    value = PROTOCOL_ALIASES.get(value, value)
-    return value if value in KNOWN_PROTOCOLS else None
-
-
-def parse_protocol_map(value):
-    """listener.security.protocol.map 'INTERNAL:SASL_PLAINTEXT,EXT:SSL' -> {'INTERNAL': 'SASL_PLAINTEXT', ...}."""
-    result = {}
-    for item in (value or "").split(","):
-        if ":" in item:
-            name, protocol = item.split(":", 1)
-            protocol = normalize_protocol(protocol)
-            if name.strip() and protocol:
-                result[name.strip().upper()] = protocol
-    return result
-
-
-def parse_listeners(value, protocol_map=None):
-    """Kafka `listeners` -> [Listener]. Unparseable entries are skipped (Kafka itself rejects them).
-
-    A listener name is its protocol unless listener.security.protocol.map says otherwise.
-    """
-    protocol_map = protocol_map or {}
-    result = []
-    for item in (value or "").split(","):
-        match = _LISTENER.match(item.strip())
-        if not match:
-            continue
-        name = match.group(1).upper()
-        protocol = protocol_map.get(name) or normalize_protocol(name)
-        result.append(Listener(name, protocol, match.group(2), match.group(3)))
-    return result
-
-
-def parse_host_ports(value):
-    """'h1:9092, h2:9092' -> ([('h1', '9092'), ('h2', '9092')], [malformed entries])."""
-    good, bad = [], []
-    for item in (value or "").split(","):
-        item = item.strip()
-        if not item:
-            continue
-        match = _HOST_PORT.match(item)
-        if match and 0 < int(match.group(2)) < 65536:
-            good.append((match.group(1), match.group(2)))
-        else:
-            bad.append(item)
-    return good, bad
-
-
-def _choose_listener(listeners, kafka_broker, security_enabled):
-    """The listener MM2 should use: the inter-broker one (the cluster's main listener), SASL on Kerberos."""
-    usable = [l for l in listeners if l.protocol]
-    if not usable:
-        return None
-    inter_name = (kafka_broker.get("inter.broker.listener.name") or "").strip().upper()
-    for listener in usable:
-        if inter_name and listener.name == inter_name:
-            return listener
-    inter_protocol = normalize_protocol(kafka_broker.get("security.inter.broker.protocol"))
-    candidates = usable
-    if security_enabled:
-        candidates = [l for l in usable if l.protocol.startswith("SASL_")] or usable
-    for listener in candidates:
-        if listener.protocol == inter_protocol:
-            return listener
-    return candidates[0]
-
-
-def _effective_protocol(protocol, security_enabled):
-    return KERBEROS_UPGRADE.get(protocol, protocol) if security_enabled else protocol
-
-
-def _sasl_mechanism(kafka_broker, security_enabled):
-    if security_enabled:
-        return "GSSAPI"
-    enabled = [m.strip().upper() for m in (kafka_broker.get("sasl.enabled.mechanisms") or "").split(",")]
-    for mechanism in enabled:
-        if mechanism in schema.SASL_MECHANISMS:
-            return mechanism
-    return "GSSAPI"  # Kafka's default sasl.enabled.mechanisms
-
-
-def describe_local_kafka(broker_hosts, kafka_broker=None, kafka_env=None, security_enabled=False,
-                         ranger_kafka_enabled=False):
-    """A plain description of this Ambari cluster's own Kafka, or None when it has no brokers.
-
-    broker_hosts: KAFKA_BROKER host names; kafka_broker / kafka_env: those config types' properties;
-    security_enabled: cluster-env/security_enabled (Kerberos); ranger_kafka_enabled: the Ranger
-    Kafka plugin authorizes the brokers. The result feeds both recommend() and the core validator
-    (broker count for replication factors).
-    """
-    hosts = sorted(set(h for h in (broker_hosts or []) if h))
-    if not hosts:
-        return None
-    kafka_broker = kafka_broker or {}
-    kafka_env = kafka_env or {}
-    protocol_map = parse_protocol_map(kafka_broker.get("listener.security.protocol.map"))
-    listeners = parse_listeners(kafka_broker.get("listeners"), protocol_map)
-    chosen = _choose_listener(listeners, kafka_broker, security_enabled)
-    # Bigtop keeps operator-defined listeners in raw.listeners: valid targets, never the default.
-    listeners += parse_listeners(kafka_broker.get("raw.listeners"), protocol_map)
-    if chosen is None and (kafka_broker.get("port") or "").strip().isdigit():
-        # Kafka before 0.9 had only `port` (old HDP stacks): one PLAINTEXT listener.
-        protocol = normalize_protocol(kafka_broker.get("security.inter.broker.protocol")) or "PLAINTEXT"
-        chosen = Listener(protocol, protocol, "", kafka_broker["port"].strip())
-        listeners = [chosen]
-    result = {
-        "hosts": hosts,
-        "broker_count": len(hosts),
-        "listeners": [{"name": l.name, "protocol": _effective_protocol(l.protocol, security_enabled),
-                       "port": l.port} for l in listeners if l.protocol],
-        "security_enabled": bool(security_enabled),
-        "ranger_kafka_enabled": bool(ranger_kafka_enabled),
-        "bootstrap.servers": "",
-        "security.protocol": None,
-        "sasl.mechanism": None,
-        "sasl.kerberos.service.name": None,
-    }
-    if chosen is not None:
-        protocol = _effective_protocol(chosen.protocol, security_enabled)
-        result.update(_endpoint(hosts, chosen.port, protocol, kafka_broker, kafka_env, security_enabled))
-    return result
-
-
-def _endpoint(hosts, port, protocol, kafka_broker, kafka_env, security_enabled):
-    endpoint = {
-        "bootstrap.servers": bootstrap_servers(hosts, port),
-        "security.protocol": protocol,
-        "sasl.mechanism": None,
-        "sasl.kerberos.service.name": None,
-    }
-    if protocol.startswith("SASL_"):
-        mechanism = _sasl_mechanism(kafka_broker, security_enabled)
-        endpoint["sasl.mechanism"] = mechanism
-        if mechanism == "GSSAPI":
-            # The brokers' principal is ${kafka-env/kafka_user}/_HOST@REALM (KAFKA kerberos.json).
-            endpoint["sasl.kerberos.service.name"] = (
-                (kafka_broker.get("sasl.kerberos.service.name") or "").strip()
-                or (kafka_env.get("kafka_user") or "").strip() or "kafka")
-    return endpoint
-
-
-def bootstrap_servers(hosts, port):
-    return ",".join("%s:%s" % (host, port) for host in sorted(set(hosts)))
 
 
 def alias_from_cluster_name(cluster_name):
     """A valid MM2 alias from an Ambari cluster name: letters, digits, '_' and '-' only; None if nothing is left.
 
-    Names MM2 would read as its own settings (topology.RESERVED_ALIASES, e.g. 'config') get '-cluster'.
+    Names MM2 would read as its own settings (model.RESERVED_ALIASES, e.g. 'config') get '-cluster'.
     """
     alias = ALIAS_INVALID_CHARS.sub("_", (cluster_name or "").strip()).strip("_-")
-    if alias.lower() in topology.RESERVED_ALIASES:
+    if alias.lower() in RESERVED_ALIASES:
         alias += "-cluster"
     return alias or None
 
@@ -410,3 +238,61 @@ def kafka_version_for_validation(env, stack_kafka_version=None):
             if found:
                 return found, names.ENV + "/" + name
     return ASSUMED_KAFKA_VERSION, "assumed: set %s/kafka_version_override" % names.ENV
+
+
+
+# --- what the wizard can get wrong -----------------------------------------------------------------
+
+def listener_problems(topo, local_kafka):
+    """[Problem] for clusters of the model that point at this Ambari cluster's brokers on a port the
+    local Kafka does not listen on, or with another security protocol than that listener's."""
+    found = []
+    if not local_kafka or not local_kafka.get("hosts"):
+        return found
+    hosts = set(h.lower() for h in local_kafka["hosts"])
+    by_port = dict((l["port"], l) for l in local_kafka.get("listeners") or [])
+    listing = ", ".join("%s:%s" % (l["protocol"], l["port"]) for l in local_kafka.get("listeners") or []) or "none"
+    for cluster in topo.clusters.values():
+        entries, _ = parse_host_ports(cluster.bootstrap)
+        local_ports = sorted(set(port for host, port in entries if host.lower() in hosts))
+        for port in local_ports:
+            listener = by_port.get(port)
+            if listener is None:
+                config_type, name = cluster.where("bootstrap.servers")
+                found.append(problem(config_type, name, "cluster '%s' names this Ambari cluster's brokers on port %s, "
+                                                        "but the local Kafka listens on %s; use one of those ports"
+                                     % (cluster.alias, port, listing)))
+            elif listener["protocol"] != cluster.security_protocol:
+                config_type, name = cluster.where("security.protocol")
+                found.append(problem(config_type, name, "cluster '%s' uses %s, but the local Kafka's listener on port "
+                                                        "%s speaks %s; set %s (or use the port of a %s listener: %s)"
+                                     % (cluster.alias, cluster.security_protocol, port, listener["protocol"],
+                                        listener["protocol"], cluster.security_protocol, listing)))
+    return found
+
+
+def installation_problems(env, stack_kafka_version):
+    """[Problem] when INSTALL would find no Kafka with MirrorMaker 2 (e.g. HDP 3.1's Kafka 2.0 and an
+    empty kafka_tarball_url): said in the wizard instead of at INSTALL on every host."""
+    env = env or {}
+    source = (env.get("kafka_install_source") or "auto").strip()
+    url = (env.get("kafka_tarball_url") or "").strip()
+    stack = _parse_version(stack_kafka_version)
+    stack_has_mm2 = stack is not None and stack >= versions.MIN_VERSION
+    stack_text = ("the stack's Kafka is %s (MirrorMaker 2 arrived in %s)" % (stack_kafka_version, versions.MIN_VERSION.line)
+                  if stack is not None else "the stack has no Kafka service")
+    example = "https://archive.apache.org/dist/kafka/%s/kafka_2.13-%s.tgz" % ((ASSUMED_KAFKA_VERSION,) * 2)
+    if source == "stack" and not stack_has_mm2:
+        return [problem(names.ENV, "kafka_install_source", "'stack', but %s; use auto or tarball with "
+                                                           "kafka_tarball_url (e.g. %s)" % (stack_text, example))]
+    if source == "tarball" and not url:
+        return [problem(names.ENV, "kafka_tarball_url", "empty, but kafka_install_source is tarball: enter the URL "
+                                                        "or path of a Kafka %s+ tarball (e.g. %s)"
+                        % (versions.MIN_VERSION.line, example))]
+    if source == "auto" and not stack_has_mm2 and not url:
+        return [problem(names.ENV, "kafka_tarball_url", "empty, and %s, so INSTALL would find no Kafka with "
+                                                        "MirrorMaker 2: enter a Kafka %s+ tarball (e.g. %s), or, when "
+                                                        "one is already unpacked at kafka_home on every MM2 host, set "
+                                                        "kafka_install_source to path"
+                        % (stack_text, versions.MIN_VERSION.line, example))]
+    return []

@@ -76,27 +76,33 @@ def split_list(value):
 
 
 def pattern_list_error(value):
-    """None if MM2 can compile this comma-separated filter list, else what is wrong with it.
+    """None if MM2 compiles exactly the regexes written in this comma-separated filter list, else why not.
 
-    MM2 joins the pieces with '|' and compiles that, so a comma inside a regex (a{1,3}) cuts it.
+    Kafka splits a LIST value at every comma (escaped or not, inside [] or () too) and MM2 joins
+    the pieces with '|'. A piece that is not a regex by itself means a comma cut one: the joined
+    pattern may even compile ('team\\,a' -> 'team\\|a'), but it is not what was written.
     """
     pieces = split_list(value)
     if not pieces:
         return None
-    joined_error = java_regex_error("|".join(pieces))
-    if joined_error is None:
-        return None
-    # A comma inside {n,m} cut a regex in two: 'a{1' and '3}'.
     cut = any(re.search(r"\{\d*$", left) and re.match(r"^\d*\}", right) for left, right in zip(pieces, pieces[1:]))
     for piece in pieces:
         error = java_regex_error(piece)
         if error:
-            hint = ""
             if cut:
                 hint = (" (the value is a comma-separated list, so the comma inside {n,m} splits the "
                         "regex; write the repetition without a comma, e.g. (?:a|aa|aaa) for a{1,3})")
+            elif len(pieces) > 1 and java_regex_error("|".join(pieces)) is None:
+                hint = (" (the value is a comma-separated list: Kafka splits it at every comma, escaped or "
+                        "inside [] or (), and MM2 would compile '%s'; write the regex without a comma, e.g. "
+                        "\\x2C for a literal comma or (?:a|b) for alternatives)" % "|".join(pieces))
+            else:
+                hint = ""
             return "'%s' is not a valid Java regex: %s%s" % (piece, error, hint)
-    return "the patterns joined with '|' are not a valid Java regex: %s" % joined_error
+    joined_error = java_regex_error("|".join(pieces))
+    if joined_error:
+        return "the patterns joined with '|' are not a valid Java regex: %s" % joined_error
+    return None
 
 
 class _Translator(object):

@@ -213,3 +213,238 @@ transaction.boundary.interval.ms 3.3
 transforms 2.4
 value.converter 2.4
 """
+
+
+# Value types of every ConfigDef key MM2 passes on (clients, Connect worker and connector, the MM2
+# connectors), read from Kafka 3.9.0's own ConfigDefs by tests/tools/extract_kafka_types.py.
+# Row: "name TYPE [check]"; check "lo..hi" is ConfigDef.Range, "=a|b" ValidString, "~a|b" the
+# case-insensitive one. Which keys a version has is the tables above; a key's type has not changed
+# between 2.4 and 3.9. Choice lists can grow in newer Kafka (4.0 added auto.offset.reset=by_duration),
+# so versions newer than TYPES_VERSION only get a warning for an unknown choice.
+TYPES_VERSION = "3.9.0"
+TYPES = """
+access.control.allow.methods STRING
+access.control.allow.origin STRING
+acks STRING =all|-1|0|1
+add.source.alias.to.metrics BOOLEAN
+admin.listeners LIST
+admin.timeout.ms LONG
+allow.auto.create.topics BOOLEAN
+auto.commit.interval.ms INT 0..
+auto.include.jmx.reporter BOOLEAN
+auto.offset.reset STRING =latest|earliest|none
+batch.size INT 0..
+bootstrap.controllers LIST
+bootstrap.servers LIST
+buffer.memory LONG 0..
+check.crcs BOOLEAN
+checkpoints.topic.replication.factor SHORT
+client.dns.lookup STRING =use_all_dns_ips|resolve_canonical_bootstrap_servers_only
+client.id STRING
+client.rack STRING
+compression.gzip.level INT
+compression.lz4.level INT 1..17
+compression.type STRING =none|gzip|snappy|lz4|zstd
+compression.zstd.level INT -131072..22
+config.action.reload STRING =none|restart
+config.properties.blacklist LIST
+config.properties.exclude LIST
+config.property.filter.class CLASS
+config.providers LIST
+config.storage.replication.factor SHORT
+config.storage.topic STRING
+connect.protocol STRING =eager|compatible|sessioned
+connections.max.idle.ms LONG
+connector.class STRING
+connector.client.config.override.policy STRING
+consumer.poll.timeout.ms LONG
+default.api.timeout.ms INT 0..
+delivery.timeout.ms INT 0..
+emit.checkpoints.enabled BOOLEAN
+emit.checkpoints.interval.seconds LONG
+emit.heartbeats.enabled BOOLEAN
+emit.heartbeats.interval.seconds LONG
+emit.offset-syncs.enabled BOOLEAN
+enable.auto.commit BOOLEAN
+enable.idempotence BOOLEAN
+enable.metrics.push BOOLEAN
+enabled BOOLEAN
+errors.log.enable BOOLEAN
+errors.log.include.messages BOOLEAN
+errors.retry.delay.max.ms LONG
+errors.retry.timeout LONG
+errors.tolerance STRING =none|all
+exactly.once.source.support STRING ~DISABLED|ENABLED|PREPARING
+exactly.once.support STRING ~REQUIRED|REQUESTED
+exclude.internal.topics BOOLEAN
+fetch.max.bytes INT 0..
+fetch.max.wait.ms INT 0..
+fetch.min.bytes INT 0..
+forwarding.admin.class CLASS
+group.filter.class CLASS
+group.id STRING
+group.instance.id STRING
+group.protocol STRING ~CONSUMER|CLASSIC
+group.remote.assignor STRING
+groups LIST
+groups.blacklist LIST
+groups.exclude LIST
+header.converter CLASS
+heartbeat.interval.ms INT
+heartbeats.topic.replication.factor SHORT
+inter.worker.key.generation.algorithm STRING
+inter.worker.key.size INT
+inter.worker.key.ttl.ms INT 0..2147483647
+inter.worker.signature.algorithm STRING
+inter.worker.verification.algorithms LIST
+interceptor.classes LIST
+internal.leave.group.on.close BOOLEAN
+internal.throw.on.fetch.stable.offset.unsupported BOOLEAN
+isolation.level STRING =read_committed|read_uncommitted
+key.converter CLASS
+key.deserializer CLASS
+key.serializer CLASS
+linger.ms LONG 0..
+listeners LIST
+max.block.ms LONG 0..
+max.in.flight.requests.per.connection INT 1..
+max.partition.fetch.bytes INT 0..
+max.poll.interval.ms INT 1..
+max.poll.records INT 1..
+max.request.size INT 0..
+metadata.max.age.ms LONG 0..
+metadata.max.idle.ms LONG 5000..
+metadata.recovery.strategy STRING ~REBOOTSTRAP|NONE
+metric.reporters LIST
+metrics.num.samples INT 1..
+metrics.recording.level STRING =INFO|DEBUG|TRACE
+metrics.sample.window.ms LONG 0..
+name STRING
+offset-syncs.topic.location STRING =source|target
+offset-syncs.topic.replication.factor SHORT
+offset.flush.interval.ms LONG
+offset.flush.timeout.ms LONG
+offset.lag.max LONG
+offset.storage.partitions INT
+offset.storage.replication.factor SHORT
+offset.storage.topic STRING
+offsets.storage.topic STRING
+partition.assignment.strategy LIST
+partitioner.adaptive.partitioning.enable BOOLEAN
+partitioner.availability.timeout.ms LONG 0..
+partitioner.class CLASS
+partitioner.ignore.keys BOOLEAN
+plugin.discovery STRING ~ONLY_SCAN|SERVICE_LOAD|HYBRID_WARN|HYBRID_FAIL
+plugin.path LIST
+predicates LIST
+rebalance.timeout.ms INT
+receive.buffer.bytes INT -1..
+reconnect.backoff.max.ms LONG 0..
+reconnect.backoff.ms LONG 0..
+refresh.groups.enabled BOOLEAN
+refresh.groups.interval.seconds LONG
+refresh.topics.enabled BOOLEAN
+refresh.topics.interval.seconds LONG
+replication.factor INT
+replication.policy.class CLASS
+replication.policy.internal.topic.separator.enabled BOOLEAN
+replication.policy.separator STRING
+request.timeout.ms INT 0..
+response.http.headers.config STRING
+rest.advertised.host.name STRING
+rest.advertised.listener STRING
+rest.advertised.port INT
+rest.extension.classes LIST
+retries INT 0..2147483647
+retry.backoff.max.ms LONG 0..
+retry.backoff.ms LONG 0..
+sasl.client.callback.handler.class CLASS
+sasl.jaas.config PASSWORD
+sasl.kerberos.kinit.cmd STRING
+sasl.kerberos.min.time.before.relogin LONG
+sasl.kerberos.service.name STRING
+sasl.kerberos.ticket.renew.jitter DOUBLE
+sasl.kerberos.ticket.renew.window.factor DOUBLE
+sasl.login.callback.handler.class CLASS
+sasl.login.class CLASS
+sasl.login.connect.timeout.ms INT
+sasl.login.read.timeout.ms INT
+sasl.login.refresh.buffer.seconds SHORT 0..3600
+sasl.login.refresh.min.period.seconds SHORT 0..900
+sasl.login.refresh.window.factor DOUBLE 0.5..1.0
+sasl.login.refresh.window.jitter DOUBLE 0.0..0.25
+sasl.login.retry.backoff.max.ms LONG
+sasl.login.retry.backoff.ms LONG
+sasl.mechanism STRING
+sasl.oauthbearer.clock.skew.seconds INT
+sasl.oauthbearer.expected.audience LIST
+sasl.oauthbearer.expected.issuer STRING
+sasl.oauthbearer.header.urlencode BOOLEAN
+sasl.oauthbearer.jwks.endpoint.refresh.ms LONG
+sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms LONG
+sasl.oauthbearer.jwks.endpoint.retry.backoff.ms LONG
+sasl.oauthbearer.jwks.endpoint.url STRING
+sasl.oauthbearer.scope.claim.name STRING
+sasl.oauthbearer.sub.claim.name STRING
+sasl.oauthbearer.token.endpoint.url STRING
+scheduled.rebalance.max.delay.ms INT 0..2147483647
+security.protocol STRING ~SASL_SSL|PLAINTEXT|SSL|SASL_PLAINTEXT
+security.providers STRING
+send.buffer.bytes INT -1..
+session.timeout.ms INT
+socket.connection.setup.timeout.max.ms LONG 0..
+socket.connection.setup.timeout.ms LONG 0..
+source.cluster.alias STRING
+ssl.cipher.suites LIST
+ssl.client.auth STRING =required|requested|none
+ssl.enabled.protocols LIST
+ssl.endpoint.identification.algorithm STRING
+ssl.engine.factory.class CLASS
+ssl.key.password PASSWORD
+ssl.keymanager.algorithm STRING
+ssl.keystore.certificate.chain PASSWORD
+ssl.keystore.key PASSWORD
+ssl.keystore.location STRING
+ssl.keystore.password PASSWORD
+ssl.keystore.type STRING
+ssl.protocol STRING
+ssl.provider STRING
+ssl.secure.random.implementation STRING
+ssl.trustmanager.algorithm STRING
+ssl.truststore.certificates PASSWORD
+ssl.truststore.location STRING
+ssl.truststore.password PASSWORD
+ssl.truststore.type STRING
+status.storage.partitions INT
+status.storage.replication.factor SHORT
+status.storage.topic STRING
+sync.group.offsets.enabled BOOLEAN
+sync.group.offsets.interval.seconds LONG
+sync.topic.acls.enabled BOOLEAN
+sync.topic.acls.interval.seconds LONG
+sync.topic.configs.enabled BOOLEAN
+sync.topic.configs.interval.seconds LONG
+target.cluster.alias STRING
+task.shutdown.graceful.timeout.ms LONG
+tasks.max INT 1..
+tasks.max.enforce BOOLEAN
+topic.creation.enable BOOLEAN
+topic.creation.groups LIST
+topic.filter.class CLASS
+topic.tracking.allow.reset BOOLEAN
+topic.tracking.enable BOOLEAN
+topics LIST
+topics.blacklist LIST
+topics.exclude LIST
+transaction.boundary STRING ~INTERVAL|POLL|CONNECTOR
+transaction.boundary.interval.ms LONG 0..
+transaction.timeout.ms INT
+transactional.id STRING
+transforms LIST
+use.incremental.alter.configs STRING =requested|required|never
+value.converter CLASS
+value.deserializer CLASS
+value.serializer CLASS
+worker.sync.timeout.ms INT
+worker.unsync.backoff.ms INT
+"""

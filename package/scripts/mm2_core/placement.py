@@ -19,6 +19,8 @@ An empty target.clusters starts MM2 without --clusters: that host runs every her
 the reverse ones that emit heartbeats into the sources (MM2's own default). Hosts given explicit
 targets run near those targets; then some host must still serve each source (heartbeats).
 """
+import re
+
 from mm2_core import names, versions
 
 ERROR = "ERROR"
@@ -46,8 +48,8 @@ class Finding(object):
 def parse_targets(value):
     """kafka-mm2-driver/target.clusters -> list of aliases; [] means the default (see below)."""
     items = []
-    for part in (value or "").replace(";", ",").replace(" ", ",").split(","):
-        part = part.strip()
+    # One splitting rule for validation and launch: commas, semicolons or any whitespace.
+    for part in re.split(r"[\s,;]+", value or ""):
         if part and part not in items:
             items.append(part)
     return items

@@ -21,9 +21,10 @@ What version-aware rendering does (see docs/design.md and the README's configura
 import os
 from collections import OrderedDict
 
-from mm2_core import javaprops, names, versions
-from mm2_core import topology as topo_mod
-from mm2_core.topology import ConfigError, parse_bool, parse_int, problem as Problem, text
+from mm2_core import javaprops, keycheck, model, names, parse, versions
+from mm2_core import local_kafka as local_kafka_mod
+from mm2_core.config_values import parse_bool, parse_int, text
+from mm2_core.problems import ERROR, ConfigError, problem as Problem
 
 PROPERTIES_FILE = "connect-mirror-maker.properties"
 SECRETS_FILE = "mm2-secrets.properties"
@@ -107,7 +108,7 @@ class _Builder(object):
     def put(self, key, value, origin, secret=None):
         value = text(value)
         if secret is None:
-            secret = versions.is_secret_key(key) and bool(value) and "${" not in value
+            secret = versions.is_secret_key(key) and bool(value) and not versions.is_provider_reference(value)
         self.entries[key] = _Entry(key, value, origin, secret)
 
     def has(self, key):
@@ -116,7 +117,7 @@ class _Builder(object):
 
 def local_kafka_from_configurations(configurations, broker_hosts):
     """Same as topology.local_kafka_from (the name the agent scripts look up)."""
-    return topo_mod.local_kafka_from(configurations, broker_hosts)
+    return local_kafka_mod.local_kafka_from(configurations, broker_hosts)
 
 
 local_kafka_from = local_kafka_from_configurations
@@ -124,35 +125,38 @@ local_kafka_from = local_kafka_from_configurations
 
 def render_mm2(configurations, kafka_version, hostname, conf_dir, local_kafka=None):
     """Rendering for this host; raises ConfigError (every problem) when the input is invalid."""
-    topology = topo_mod.build_topology(configurations, kafka_version, local_kafka)
-    builder, problems = _render_entries(configurations, topology, hostname)
-    errors = [p for p in problems if p.level == topo_mod.ERROR]
+    return render_topology(parse.build_topology(configurations, kafka_version, local_kafka), hostname, conf_dir)
+
+
+def render_topology(topology, hostname, conf_dir):
+    """Rendering of a parsed and validated Topology (its only input); raises ConfigError."""
+    builder, problems = _render_entries(topology, hostname)
+    errors = [p for p in problems if p.level == ERROR]
     if errors:
         raise ConfigError(list(topology.problems) + problems)
-    return _finish(configurations, topology, builder, hostname, conf_dir,
-                   list(topology.problems) + problems)
+    return _finish(topology, builder, hostname, conf_dir, list(topology.problems) + problems)
 
 
-def check_rendering(configurations, topology, hostname):
+def check_rendering(topology, hostname):
     """Problems rendering would report (used by topology.validate)."""
-    _, problems = _render_entries(configurations, topology, hostname)
+    _, problems = _render_entries(topology, hostname)
     return problems
 
 
 # ---------------------------------------------------------------------------------------------
 
-def _render_entries(configurations, topo, hostname):
+def _render_entries(topo, hostname):
     version = topo.version
     out = _Builder()
     problems = []
     R = names.REPLICATION
     out.put("clusters", ", ".join(topo.aliases), (names.CLUSTERS, "topology.mode"))
     for cluster in topo.clusters.values():
-        _cluster_entries(out, configurations, topo, cluster, hostname, problems)
+        _cluster_entries(out, topo, cluster, hostname)
     for flow in topo.flows:
         _flow_entries(out, topo, flow)
     out.comment("replication settings of every flow (a flow's own values are above)")
-    out.put("replication.policy.class", topo_mod.POLICY_CLASSES[topo.policy],
+    out.put("replication.policy.class", model.POLICY_CLASSES[topo.policy],
             topo.setting_origins.get("replication.policy", (R, "replication.policy")))
     out.put("replication.policy.separator", topo.separator,
             topo.setting_origins.get("replication.policy.separator", (R, "replication.policy.separator")))
@@ -174,7 +178,7 @@ def _render_entries(configurations, topo, hostname):
     internal_rest = versions.supports(version, versions.INTERNAL_REST)
     if internal_rest:
         out.comment("internal REST server of this host (KIP-710): lets several MM2 hosts share the work")
-        port = text(topo_mod.get(configurations, names.DRIVER, "internal.rest.port")).strip()
+        port = topo.internal_rest_port
         origin = (names.DRIVER, "internal.rest.port")
         out.put("dedicated.mode.enable.internal.rest", "true", origin)
         out.put("listeners", "http://%s:%s" % (hostname, port), origin)
@@ -200,9 +204,9 @@ def _setting_key(version, name):
 
 
 def _normalise(name, value):
-    if name in topo_mod.BOOLEAN_SETTINGS:
+    if name in model.BOOLEAN_SETTINGS:
         return "true" if parse_bool(value) else "false"
-    if name in topo_mod.INT_SETTINGS:
+    if name in model.INT_SETTINGS:
         number = parse_int(value)
         return str(number) if number is not None else text(value)
     return text(value)
@@ -216,7 +220,7 @@ def _providers_list(topo):
     return ",".join(names_)
 
 
-def _cluster_entries(out, configurations, topo, cluster, hostname, problems):
+def _cluster_entries(out, topo, cluster, hostname):
     version = topo.version
     alias = cluster.alias
     conn = cluster.connection
@@ -231,10 +235,10 @@ def _cluster_entries(out, configurations, topo, cluster, hostname, problems):
             out.put(alias + ".sasl.kerberos.service.name", conn.get("sasl.kerberos.service.name") or "kafka",
                     cluster.where("sasl.kerberos.service.name"))
         explicit = conn.get("sasl.jaas.config")
-        jaas = explicit or _jaas(configurations, conn, mechanism, hostname)
+        jaas = explicit or _jaas(topo, conn, mechanism, hostname)
         # A Kerberos JAAS line names a keytab and a principal, no password.
         out.put(alias + ".sasl.jaas.config", jaas, cluster.where("sasl.jaas.config"),
-                secret=bool(explicit or mechanism != "GSSAPI") and "${" not in jaas)
+                secret=bool(explicit or mechanism != "GSSAPI") and not versions.is_provider_reference(jaas))
     if protocol in ("SSL", "SASL_SSL"):
         for store in ("truststore", "keystore"):
             location = conn.get("ssl.%s.location" % store)
@@ -251,7 +255,7 @@ def _cluster_entries(out, configurations, topo, cluster, hostname, problems):
         if "ssl.endpoint.identification.algorithm" in conn:
             out.put(alias + ".ssl.endpoint.identification.algorithm", conn["ssl.endpoint.identification.algorithm"],
                     cluster.where("ssl.endpoint.identification.algorithm"))
-    for kind in topo_mod.CLIENT_SECTIONS:
+    for kind in model.CLIENT_SECTIONS:
         for key, value in cluster.client_overrides(kind).items():
             out.put("%s.%s.%s" % (alias, kind, key), value, cluster.where("%s.%s" % (kind, key)))
     # Worker setting MM2 ignores at the top level: each herder targeting this cluster reads it here.
@@ -273,11 +277,10 @@ def _cluster_entries(out, configurations, topo, cluster, hostname, problems):
         out.put("%s.%s" % (alias, key), value, cluster.where("config.%s" % key))
 
 
-def _jaas(configurations, conn, mechanism, hostname):
+def _jaas(topo, conn, mechanism, hostname):
     if mechanism == "GSSAPI":
-        principal = conn.get("sasl.kerberos.principal") or \
-            text(topo_mod.get(configurations, names.ENV, "mm2_principal_name")).strip()
-        keytab = conn.get("sasl.kerberos.keytab") or text(topo_mod.get(configurations, names.ENV, "mm2_keytab")).strip()
+        principal = conn.get("sasl.kerberos.principal") or topo.kerberos_principal
+        keytab = conn.get("sasl.kerberos.keytab") or topo.kerberos_keytab
         principal = principal.replace("_HOST", (hostname or "").lower())
         return '%s required useKeyTab=true storeKey=true keyTab="%s" principal="%s";' % (
             KRB5_MODULE, _jaas_quote(keytab), _jaas_quote(principal))
@@ -349,22 +352,27 @@ def _custom_entries(out, topo, problems):
     if topo.custom:
         out.comment("custom properties (kafka-mm2-custom)")
     for key, value in topo.custom.items():
-        origin = (names.CUSTOM, key)
+        origin = (names.CUSTOM, topo.custom_names.get(key, key))
         if key == "config.providers" and topo.secrets_provider:
             continue  # merged into the rendered list
         if out.has(key):
             existing = out.entries[key]
             if key.endswith(_OVERRIDABLE_SUFFIXES):
                 if value not in ("preparing", "enabled", "disabled"):
-                    problems.append(Problem(names.CUSTOM, key, "'%s': use preparing (first step of turning "
+                    problems.append(Problem(origin[0], origin[1], "'%s': use preparing (first step of turning "
                                                                "exactly-once on for a running cluster) or enabled"
                                             % value))
                 out.put(key, value, origin)
                 continue
             config_type, prop = existing.origin or (names.CUSTOM, key)
-            problems.append(Problem(names.CUSTOM, key,
-                                    "also set from %s/%s; change it there and remove this custom property"
-                                    % (config_type, prop)))
+            if origin[1] != key:
+                # A renamed key (topics.blacklist) meeting the rendered new one: MM2 would read only ours.
+                message = ("is the old name of %s, which %s/%s already sets for Kafka %s (MM2 reads only the new "
+                           "name, so this value would be ignored); put your value into %s/%s and remove this "
+                           "custom property" % (key, config_type, prop, topo.version, config_type, prop))
+            else:
+                message = "also set from %s/%s; change it there and remove this custom property" % (config_type, prop)
+            problems.append(Problem(origin[0], origin[1], message))
             continue
         out.put(key, value, origin)
 
@@ -372,7 +380,7 @@ def _custom_entries(out, topo, problems):
 def _final_key_check(out, topo, problems):
     """Every key must be one this Kafka version reads (the key table); never write anything else."""
     for entry in out.entries.values():
-        message = topo_mod.versions_check_key(topo.version, entry.key, topo.aliases)
+        message = keycheck.versions_check_key(topo.version, entry.key, topo.aliases)
         if message:
             config_type, prop = entry.origin or ("(rendered)", entry.key)
             problems.append(Problem(config_type, prop, message))
@@ -382,7 +390,7 @@ def _final_key_check(out, topo, problems):
             problems.append(Problem(config_type, prop, reason))
 
 
-def _finish(configurations, topo, out, hostname, conf_dir, problems):
+def _finish(topo, out, hostname, conf_dir, problems):
     version = topo.version
     secrets_path = os.path.join(conf_dir, SECRETS_FILE)
     main_items, secret_items = [], []
@@ -408,39 +416,12 @@ def _finish(configurations, topo, out, hostname, conf_dir, problems):
         files.append(RenderedFile(SECRETS_FILE, javaprops.dumps(secret_items, "MirrorMaker 2 secrets (Ambari)."),
                                   SECRET_MODE, True))
     internal_rest = versions.supports(version, versions.INTERNAL_REST)
-    port = text(topo_mod.get(configurations, names.DRIVER, "internal.rest.port")).strip()
-    return Rendering(files, topo, topo_mod.driver_targets(configurations, topo), internal_rest,
-                     "http://%s:%s" % (hostname, port) if internal_rest else None, version, properties,
-                     [p for p in problems if p.level != topo_mod.ERROR])
+    return Rendering(files, topo, list(topo.driver_targets), internal_rest,
+                     "http://%s:%s" % (hostname, topo.internal_rest_port) if internal_rest else None, version,
+                     properties, [p for p in problems if p.level != ERROR])
 
 
 def template_context(configurations, kafka_version, hostname=None, conf_dir=None, java_home=None):
-    """Values the env / log4j templates use, computed as the agent's params do (pure; for the CLI)."""
-    from mm2_core import install, process
-    get = topo_mod.get
-    version = versions.KafkaVersion.parse(kafka_version)
-    conf_dir = conf_dir or text(get(configurations, names.ENV, "mm2_conf_dir"))
-    log4j2 = versions.supports(version, versions.LOG4J2)
-    log4j_file = os.path.join(conf_dir, "log4j2.yaml" if log4j2 else "log4j.properties")
-    kafka_home = text(get(configurations, names.ENV, "kafka_home")).strip()
-    opts = []
-    if parse_bool(get(configurations, names.ENV, "mm2_metrics_enabled")):
-        jar = install.jmx_agent_jar_path(text(get(configurations, names.ENV, "jmx_exporter_jar")).strip(),
-                                         kafka_home or "/opt/kafka-mm2/current")
-        if jar:
-            opts.append("-javaagent:%s=%s:%s" % (jar, text(get(configurations, names.ENV, "mm2_metrics_port")),
-                                                 os.path.join(conf_dir, "jmx_exporter_mm2.yaml")))
-    return {
-        "mm2_java_home": text(get(configurations, names.ENV, "mm2_java_home")).strip() or (java_home or ""),
-        "mm2_log_dir": text(get(configurations, names.ENV, "mm2_log_dir")),
-        "mm2_heap_opts": text(get(configurations, names.ENV, "mm2_heap_opts")),
-        "mm2_jvm_opts": text(get(configurations, names.ENV, "mm2_jvm_opts")),
-        "mm2_log4j_opts": ("-Dlog4j2.configurationFile=" if log4j2 else "-Dlog4j.configuration=file:") + log4j_file,
-        "mm2_kafka_opts": " ".join(opts),
-        "mm2_log_max_file_size": text(get(configurations, names.LOG4J, "mm2_log_max_file_size")),
-        "mm2_log_max_backup_index": text(get(configurations, names.LOG4J, "mm2_log_max_backup_index")),
-        "log4j_file_name": os.path.basename(log4j_file),
-        "log4j_content_property": "log4j2_content" if log4j2 else "content",
-        "env_file_name": process.ENV_FILE,
-        "hostname": hostname,
-    }
+    """The env / log4j template variables (mm2_core.templates; kept here for callers)."""
+    from mm2_core import templates
+    return templates.template_context(configurations, kafka_version, hostname, conf_dir, java_home)

@@ -359,7 +359,7 @@ REPLICATION = ConfigType(names.REPLICATION, "Replication flows (simple mode) and
 
 TOPOLOGY = ConfigType(names.TOPOLOGY, "Advanced topology (YAML)", [
     Property("content", "", "Topology YAML",
-             "Clusters and flows when topology mode is advanced. See the README for the schema.",
+             "Clusters and flows when topology mode is advanced. The schema: docs/configure.md of the mpack's sources.",
              value_type="content", content_file="topology.yaml.example", show_property_name=False,
              empty_value_valid=True, overridable=False),
 ])

@@ -20,7 +20,8 @@ class KafkaVersion(object):
     "2.0.0.3.1.4.0-315" (HDP) or "3.1.0.1.0.0.0-1" (ODP), whose first three numbers are Kafka's.
     """
 
-    _RE = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?([.\-+_~][0-9A-Za-z](?:\S*[0-9A-Za-z])?)?\s*$")
+    # The qualifier is made of separators and letters/digits only: '3.7.1;rm' is not a version.
+    _RE = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?((?:[.\-+_~][0-9A-Za-z]+)*)\s*$")
 
     def __init__(self, major, minor, patch=0, qualifier=""):
         self.major, self.minor, self.patch = int(major), int(minor), int(patch)
@@ -281,9 +282,46 @@ _SECRET_SUFFIXES = ("password", "secret", "sasl.jaas.config", "ssl.keystore.key"
 
 
 def is_secret_key(key):
-    """True when a key's value is a credential (passwords, JAAS configs, PEM private keys)."""
-    lowered = key.lower()
+    """True when a key's value is a credential (passwords, JAAS configs, PEM private keys).
+
+    The one rule for the renderer, the validator and mm2-ambari's masking: a value is a secret
+    because of its key, never because of its content.
+    """
+    lowered = (key or "").lower()
     return lowered.endswith(_SECRET_SUFFIXES)
+
+
+# Kafka's ConfigTransformer pattern: ${provider:[path:]key}.
+_REFERENCE = re.compile(r"\$\{[A-Za-z0-9_.-]+:[^}]*\}")
+
+
+def is_provider_reference(value):
+    """True when the value is nothing but config provider references (${file:/path:key}), which
+    name where a secret is without holding it. A value with any literal text around them, or a
+    '${' that does not close, holds the secret itself."""
+    value = (value or "").strip()
+    return bool(value) and _REFERENCE.search(value) is not None and _REFERENCE.sub("", value).strip() == ""
+
+
+# The newest line whose keys the table knows; a newer major version is refused, a newer 4.x warned.
+NEWEST_KNOWN = KafkaVersion.parse("4.0.0")
+
+
+def support_problem(version):
+    """(level, message) when this mpack does not know the Kafka version's MM2, else None."""
+    version = _as_version(version)
+    if version < MIN_VERSION:
+        return ("ERROR", "Kafka %s has no MirrorMaker 2 (it arrived in %s); install a Kafka %s or newer "
+                         "distribution (kafka_install_source / kafka_tarball_url)"
+                % (version, MIN_VERSION.line, MIN_VERSION.line))
+    if version.major > NEWEST_KNOWN.major:
+        return ("ERROR", "Kafka %s is newer than any line this mpack knows (%s to %s), so its MM2 keys cannot be "
+                         "checked; use a Kafka %s release or a newer mpack" % (
+                             version, MIN_VERSION.line, NEWEST_KNOWN.line, NEWEST_KNOWN.line))
+    if version.key[:2] > NEWEST_KNOWN.key[:2]:
+        return ("WARN", "Kafka %s is newer than the key table (%s); keys are checked as for %s"
+                % (version, NEWEST_KNOWN, NEWEST_KNOWN))
+    return None
 
 
 def _version_table(table, name, version):
@@ -359,3 +397,82 @@ def renamed_key(version, key):
 
 def java_major_required(version):
     return 17 if supports(version, JAVA17) else 8
+
+
+# ---------------------------------------------------------------------------------------------
+# Value types (ConfigDef.parseType and its validators), from kafka_keys.TYPES
+
+def _parse_types(text):
+    table = {}
+    for line in text.strip().splitlines():
+        parts = line.split()
+        table[parts[0]] = (parts[1], parts[2] if len(parts) > 2 else "")
+    return table
+
+
+KEY_TYPES = _parse_types(kafka_keys.TYPES)
+_INT_BOUNDS = {"SHORT": (-2 ** 15, 2 ** 15 - 1), "INT": (-2 ** 31, 2 ** 31 - 1), "LONG": (-2 ** 63, 2 ** 63 - 1)}
+_JAVA_INT = re.compile(r"^[-+]?\d+$")
+_JAVA_DOUBLE = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[dDfF]?$")
+_JAVA_CLASS = re.compile(r"^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*(\$[\w$]+)*$")
+_PROVIDER_REF = re.compile(r"\$\{[^}]*\}")
+
+
+def value_problem(version, name, value):
+    """(level, message) when ``value`` is not what Kafka's ConfigDef accepts for key ``name``, else None.
+
+    ``name`` is the plain config name (no alias, flow or client prefix). Values holding a config
+    provider reference (${file:...}) are resolved by Kafka at run time and are not checked.
+    """
+    found = KEY_TYPES.get(name)
+    if found is None or _PROVIDER_REF.search(value or ""):
+        return None
+    kind, check = found
+    raw = (value or "").strip()
+    if kind in ("STRING", "LIST", "PASSWORD"):
+        if not check or check[0] not in "=~" or not raw or kind != "STRING":
+            return None
+        choices = check[1:].split("|")
+        matched = raw in choices if check[0] == "=" else raw.upper() in [c.upper() for c in choices]
+        if matched:
+            return None
+        level = "ERROR" if _as_version(version) <= kafka_keys.TYPES_VERSION else "WARN"
+        if check[0] == "~":
+            return level, "'%s' is not a value %s accepts: use one of %s (any letter case)" % (
+                raw, name, ", ".join(c.lower() for c in choices))
+        return level, "'%s' is not a value %s accepts: use one of %s" % (raw, name, ", ".join(choices))
+    if kind == "BOOLEAN":
+        if raw.lower() in ("true", "false"):
+            return None
+        return "ERROR", "'%s' is not a boolean: %s takes true or false" % (raw, name)
+    if kind in _INT_BOUNDS:
+        if not _JAVA_INT.match(raw):
+            return "ERROR", "'%s' is not a whole number: %s is a Kafka %s" % (raw, name, kind.lower())
+        number = int(raw)
+        low, high = _INT_BOUNDS[kind]
+        if not low <= number <= high:
+            return "ERROR", "%d does not fit in a Java %s for %s (%d..%d)" % (number, kind.lower(), name, low, high)
+        return _range_problem(name, number, check)
+    if kind == "DOUBLE":
+        if not _JAVA_DOUBLE.match(raw):
+            return "ERROR", "'%s' is not a number: %s is a Kafka double" % (raw, name)
+        return _range_problem(name, float(raw.rstrip("dDfF")), check)
+    if kind == "CLASS":
+        if not _JAVA_CLASS.match(raw):
+            return "ERROR", "'%s' is not a Java class name: %s takes a fully qualified class, e.g. " \
+                            "org.example.MyClass" % (raw, name)
+    return None
+
+
+def _range_problem(name, number, check):
+    if ".." not in check:
+        return None
+    low, high = check.split("..", 1)
+    if low and number < float(low) or high and number > float(high):
+        bounds = ("%s to %s" % (low, high)) if low and high else ("at least %s" % low if low else "at most %s" % high)
+        return "ERROR", "%s is out of range for %s: use %s" % (_number_text(number), name, bounds)
+    return None
+
+
+def _number_text(number):
+    return str(int(number)) if float(number) == int(number) else str(number)

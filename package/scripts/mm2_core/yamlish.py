@@ -343,16 +343,39 @@ def _add_key(mapping, key, value, line):
     mapping[key] = value
 
 
+# Bounded work on hostile input: the text is read once, line by line; nesting is bounded so a
+# deep document gets a line-numbered error instead of a RecursionError (anchors and aliases, the
+# other way to blow a document up, are refused by the subset).
+MAX_CHARS = 1024 * 1024
+MAX_DEPTH = 40
+
+
 class _Parser(object):
     def __init__(self, lines):
         self.lines = lines
         self.pos = 0
+        self.depth = 0
+
+    def enter(self, line):
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise YamlError(line.number, "nested more than %d levels deep; a topology needs far fewer" % MAX_DEPTH)
+
+    def leave(self):
+        self.depth -= 1
 
     def peek(self):
         return self.lines[self.pos] if self.pos < len(self.lines) else None
 
     def parse_node(self, indent):
         """Parse the block node whose first line is at position pos and has exactly ``indent``."""
+        self.enter(self.peek())
+        try:
+            return self._parse_node(indent)
+        finally:
+            self.leave()
+
+    def _parse_node(self, indent):
         line = self.peek()
         if _is_seq_item(line.text):
             return self.parse_sequence(line.indent)
@@ -433,6 +456,9 @@ def _is_seq_item(text):
 
 def load(text):
     """Parse the subset; returns OrderedDict / list / scalar / None, or raises YamlError."""
+    if len(text) > MAX_CHARS:
+        raise YamlError(0, "the YAML text is %d characters long, more than the %d a topology may have"
+                        % (len(text), MAX_CHARS))
     lines = _split_lines(text)
     if not lines:
         return None

@@ -1,0 +1,81 @@
+"""`mm2-ambari validate FILE`: check a deployment file completely offline.
+
+The same checks deploy and configure make before their first change, without an Ambari server:
+the deployment section (deployfile), the configurations the file produces on top of the stack
+defaults (mm2_core.schema, what build.py writes into the stack XML), the core validator
+(mm2_core.topology.validate, the one the agent and the service advisor run) and the driver
+placement rules (mm2_core.placement, as the advisor applies them to deployment.hosts and the
+config groups). What needs the cluster (its Kafka brokers, the stack's Kafka version, config
+groups already in Ambari) is left to deploy. Exit 0 valid, 2 invalid.
+"""
+import os
+import sys
+
+from mm2_core import names, schema
+from mm2_ambari import configplan, deployfile, ops, rest_cmds
+from mm2_ambari.configplan import StackDefaults
+from mm2_ambari.errors import EXIT_BAD_INPUT, EXIT_OK, BadInput
+
+
+def register(subparsers):
+    p = subparsers.add_parser(
+        "validate", help="check a deployment file offline (validator and placement rules); exit 0/2",
+        description=__doc__.split("\n\n")[1])
+    p.add_argument("topology", metavar="TOPOLOGY.yaml", help="advanced topology YAML with a deployment: section")
+    p.add_argument("--kafka-version", help="Kafka version MM2 runs (default: deployment.kafka_version or "
+                                           "kafka-mm2-env/kafka_version_override of the file)")
+    p.set_defaults(func=run)
+
+
+class _OfflineContext(object):
+    """What ops.validate / ops.check_placement need of a Context: somewhere to write warnings."""
+
+    def __init__(self, err):
+        self.err = err
+
+    def log(self, message):
+        print(message, file=self.err)
+
+
+def catalog_defaults():
+    """The stack defaults as build.py generates them from mm2_core.schema."""
+    props, passwords = {}, {}
+    templates = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(schema.__file__))), "..", "templates")
+    for ctype in schema.CONFIG_TYPES:
+        for prop in ctype.properties:
+            value = prop.default
+            path = os.path.join(templates, prop.content_file) if prop.content_file else None
+            if path and os.path.isfile(path):
+                with open(path, encoding="utf-8") as fh:
+                    value = fh.read()
+            props.setdefault(ctype.name, {})[prop.name] = "" if value is None else str(value)
+            if prop.property_type == "PASSWORD":
+                passwords.setdefault(ctype.name, set()).add(prop.name)
+    return StackDefaults(props, passwords)
+
+
+def validate_file(path, kafka_version=None, err=None):
+    """Raise BadInput listing every problem; print warnings to err."""
+    ctx = _OfflineContext(err or sys.stderr)
+    df = deployfile.load(path)
+    changes = configplan.plan(catalog_defaults(), {}, df.desired_overrides())
+    env = next(ch for ch in changes if ch.type == names.ENV).properties
+    version = kafka_version or df.kafka_version or (env.get("kafka_version_override") or "").strip()
+    if not version:
+        raise BadInput("%s: which Kafka version runs MirrorMaker 2? Offline there is no stack to ask: set "
+                       "deployment.kafka_version or pass --kafka-version" % df.where("deployment"))
+    ops.kafka_version_given(version)
+    configurations = ops.validate(ctx, df, changes, str(version))
+    ops.check_placement(ctx, df, configurations, str(version), None, set(df.hosts), [])
+    return df, str(version)
+
+
+def run(args):
+    try:
+        df, version = validate_file(args.topology, args.kafka_version)
+    except BadInput as exc:
+        rest_cmds.report(sys.stderr, exc)
+        return EXIT_BAD_INPUT
+    print("%s: valid for Kafka %s (%d driver host(s), %d config group(s))" % (
+        df.path, version, len(df.hosts), len(df.config_groups)))
+    return EXIT_OK
