@@ -5,9 +5,10 @@
     bash benchmarks/alerts_bench.sh      # both Python lines (.venv3 and Python 2.7)
 
 Builds the text the JMX exporter serves with the mpack's rules for one MM2 process replicating N
-partitions (exporter 1.x layout, Kafka 3.4 naming: no source= and generated consumer ids; Kafka
-4.0 naming: source= and flow-qualified replication consumers), ~5% of partitions idle and a few
-stalled, and times, per alert kind:
+partitions of dotted topics (so the lag joins go through Kafka's '.' -> '_' topic tags), in both
+exporter text layouts (1.x; 0.x with a comma after every label set) and both namings (Kafka 3.4:
+no source= and generated consumer ids; Kafka 4.0: source= and flow-qualified replication
+consumers), ~5% of partitions idle and a few stalled, and times, per alert kind:
   - parse + evaluate (mm2_core.metrics.Snapshot + mm2_core.alert_eval), the work of one alert run;
   - a full run through alert_runner.execute against a local HTTP server (fetch included);
 and, on the same payload in the same run, prometheus_client's text parser
@@ -47,12 +48,13 @@ def _fmt(v):
     return repr(float(v))
 
 
-def payload(n, naming):
-    """Exporter text (1.x layout: families and labels sorted) for n replicated partitions of A->B."""
+def payload(n, naming, layout="1.x"):
+    """Exporter text (families and labels sorted; 0.x: trailing comma in label sets) for n
+    replicated partitions of A->B."""
     new = naming == "4.x"
     parts = []
     for i in range(n):
-        topic = "topic-%04d" % (i // TOPIC_PARTITIONS)
+        topic = "sales.topic-%04d" % (i // TOPIC_PARTITIONS)
         p = i % TOPIC_PARTITIONS
         idle = i % 20 == 7            # ~5% idle
         stalled = i % 500 == 11       # a few stalled: idle window, lag left
@@ -87,10 +89,10 @@ def payload(n, naming):
             task = idx % 8
             if new:
                 lines.append('%s{partition="%d",source="A",target="B",task="%d",topic="%s"} %s'
-                             % (fam, p, task, topic, _fmt(lag)))
+                             % (fam, p, task, metrics.kafka_topic_tag(topic), _fmt(lag)))
             else:
                 lines.append('%s{client_id="consumer-%d",partition="%d",topic="%s"} %s'
-                             % (fam, task + 1, p, topic, _fmt(lag)))
+                             % (fam, task + 1, p, metrics.kafka_topic_tag(topic), _fmt(lag)))
     for attr in SOURCE_ATTRS:
         fam = "mm2_source_" + attr
         family(fam)
@@ -106,7 +108,10 @@ def payload(n, naming):
     lines.append('mm2_task_status{connector="MirrorHeartbeatConnector",status="running",task="0"} 1.0')
     family("jvm_threads_current")
     lines.append("jvm_threads_current 187.0")
-    return "\n".join(lines) + "\n"
+    text = "\n".join(lines) + "\n"
+    if layout == "0.x":
+        text = text.replace("} ", ",} ")
+    return text
 
 
 def _flows():
@@ -158,6 +163,7 @@ def _cpus():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--partitions", default="1000,10000,100000")
+    ap.add_argument("--layouts", default="1.x,0.x", help="exporter text layouts to time")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--no-http", action="store_true", help="skip the full runs through a local HTTP server")
     args = ap.parse_args()
@@ -170,12 +176,13 @@ def main():
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print("Python %s on %s, %d CPUs, load %.1f; best of %d runs, wall ms / CPU ms" % (
         platform.python_version(), platform.machine(), _cpus(), load, args.repeat))
-    print("%-6s %-7s %6s %8s  %-19s %-19s %-19s %s" % ("naming", "parts", "MB", "lines", "latency alert",
-                                                       "lag alert", "prometheus_client", "ratio"))
+    layouts = args.layouts.split(",")
+    print("%-6s %-6s %-7s %6s %8s  %-19s %-19s %-19s %s" % ("layout", "naming", "parts", "MB", "lines",
+                                                            "latency alert", "lag alert", "prometheus_client",
+                                                            "ratio"))
     results = {}
-    for naming in ("3.x", "4.x"):
-        for n in sizes:
-            text = payload(n, naming)
+    for layout, naming, n in [(l, nm, n) for l in layouts for nm in ("3.x", "4.x") for n in sizes]:
+            text = payload(n, naming, layout)
             lat = best_ms(lambda: parse_and_evaluate("latency", text, flows, {}), args.repeat)
             lag = best_ms(lambda: parse_and_evaluate("lag", text, flows, {}), args.repeat)
             if text_string_to_metric_families is not None:
@@ -185,22 +192,22 @@ def main():
                 ratio = "%.0fx faster (CPU)" % (ref[1] / max(lat[1], lag[1], 1e-9))
             else:
                 ref, ref_s, ratio = None, "(not installed)", ""
-            results[(naming, n)] = (lat, lag, ref)
-            print("%-6s %-7d %6.1f %8d  %8.1f / %8.1f %8.1f / %8.1f %s %s" % (
-                naming, n, len(text) / 1e6, text.count("\n"), lat[0], lat[1], lag[0], lag[1], ref_s, ratio))
+            results[(layout, naming, n)] = (lat, lag, ref)
+            print("%-6s %-6s %-7d %6.1f %8d  %8.1f / %8.1f %8.1f / %8.1f %s %s" % (
+                layout, naming, n, len(text) / 1e6, text.count("\n"), lat[0], lat[1], lag[0], lag[1], ref_s, ratio))
             sys.stdout.flush()
     if 10000 in sizes:
         print()
         print("All alert kinds at 10,000 partitions (parse + evaluate, best CPU ms):")
-        for naming in ("3.x", "4.x"):
-            text = payload(10000, naming)
+        for layout, naming in [(l, nm) for l in layouts for nm in ("3.x", "4.x")]:
+            text = payload(10000, naming, layout)
             row = []
             for kind in ("latency", "lag", "heartbeat", "checkpoint", "tasks"):
                 row.append("%s %.1f" % (kind, best_ms(lambda: parse_and_evaluate(kind, text, flows, {}), args.repeat)[1]))
-            print("  %s naming: %s" % (naming, ", ".join(row)))
+            print("  %s layout, %s naming: %s" % (layout, naming, ", ".join(row)))
     if 1000 in sizes and 10000 in sizes:
         for naming in ("3.x", "4.x"):
-            per = [results[(naming, n)][0][1] / n * 1000.0 for n in sizes]
+            per = [results[(layouts[0], naming, n)][0][1] / n * 1000.0 for n in sizes]
             print("Scaling (%s, latency alert, CPU): %s microseconds per partition" % (
                 naming, " -> ".join("%.1f" % x for x in per)))
     if not args.no_http and 10000 in sizes:
@@ -209,7 +216,7 @@ def main():
         print("Full alert runs at 10,000 partitions (HTTP fetch from a local server + parse + evaluate; the server")
         print("ignores name[], so the whole payload travels; best wall ms / CPU ms of the alert's process):")
         for naming in ("3.x", "4.x"):
-            server = MetricsServer(payload(10000, naming), honor_names=False).start()
+            server = MetricsServer(payload(10000, naming, layouts[-1]), honor_names=False).start()
             try:
                 tokens = {"{{kafka-mm2-env}}": {"mm2_metrics_port": str(server.port)},
                           "{{kafka-mm2-clusters}}": {"source.alias": "A", "target.alias": "B",

@@ -35,15 +35,35 @@ DRIVER_MEMORY = "1g"
 MASTER = "local[2]"
 
 
+MIN_RECORDS = 10000
+
+
 def layout_for(records):
-    # 2 topics x 6 partitions, 5000 keys per partition, 100-byte values.
-    return synth.Layout(records=records, topics=2, partitions=6, keys=5000, value_bytes=100,
-                        first_fault=5000 * 12)
+    # 2 topics x 6 partitions, up to 5000 keys per partition (fewer on small sizes, so that every
+    # fault fits after the first same-key predecessor), 100-byte values.
+    keys = max(10, min(5000, records // 200))
+    return synth.Layout(records=records, topics=2, partitions=6, keys=keys, value_bytes=100,
+                        first_fault=keys * 12)
 
 
 def faults_for(records):
     per_kind = max(5, records // 100000)  # 10 per kind at 1M, 100 at 10M
     return synth.Faults(drops=per_kind, duplicates=per_kind, reorders=per_kind, extras=per_kind, tail=2 * per_kind)
+
+
+def size_problem(text):
+    """None when the benchmark runs at this size, else why not."""
+    try:
+        records = int(text)
+    except ValueError:
+        return "%r is not a whole number of records" % text
+    if records < MIN_RECORDS:
+        return "%d records: the smallest size is %d (the injected faults need room)" % (records, MIN_RECORDS)
+    try:
+        synth.check_layout(layout_for(records), faults_for(records))
+    except ValueError as exc:
+        return "%d records: %s" % (records, exc)
+    return None
 
 
 def environment():
@@ -240,14 +260,22 @@ def print_table(rows):
                  s["records_per_second"], s["peak_driver_jvm_rss_mb"], n.get("seconds", "-"),
                  n.get("records_per_second", "-"), n.get("peak_rss_mb", "-"))
         print(" | ".join(str(c) for c in cells))
-    if len(rows) >= 2:
-        small, large = rows[0], rows[-1]
+    for small, large in zip(rows, rows[1:]):  # each size against the next (1M -> 10M by default)
         factor = float(large["records_per_side"]) / small["records_per_side"]
-        line = "scaling x%g records: spark job time x%.2f" % (factor, large["spark"]["job_seconds"]
-                                                              / small["spark"]["job_seconds"])
+        ratio = large["spark"]["job_seconds"] / small["spark"]["job_seconds"]
+        line = "scaling %d -> %d records (x%g): spark job time x%.2f (%s x%.1f)" % (
+            small["records_per_side"], large["records_per_side"], factor, ratio,
+            "<=" if ratio <= factor * 1.1 else ">", factor * 1.1)
         if "naive" in small and "naive" in large:
             line += ", naive time x%.2f" % (large["naive"]["seconds"] / small["naive"]["seconds"])
         print(line)
+        print("  driver JVM peak: %d MB -> %d MB" % (small["spark"]["peak_driver_jvm_rss_mb"],
+                                                    large["spark"]["peak_driver_jvm_rss_mb"]))
+    for r in rows:
+        if "naive" in r:
+            print("%d/side: spark wall %.1f s vs naive %.1f s: spark %s" % (
+                r["records_per_side"], r["spark"]["wall_seconds"], r["naive"]["seconds"],
+                "faster" if r["spark"]["wall_seconds"] < r["naive"]["seconds"] else "SLOWER"))
     for r in rows:
         print("%d/side: both found exactly the injected faults: %s" % (r["records_per_side"], r["spark"]["found"]))
 
@@ -261,6 +289,10 @@ def main(argv=None):
     parser.add_argument("--generate", nargs=2, metavar=("DIR", "RECORDS"), help=argparse.SUPPRESS)
     parser.add_argument("--naive", nargs=2, metavar=("DIR", "WINDOW_MS"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if not (args.generate or args.naive):
+        problems = [p for p in (size_problem(t.strip()) for t in args.sizes.split(",")) if p]
+        if problems:
+            parser.error("--sizes: " + "; ".join(problems))
     if args.generate:
         return generate(args.generate[0], int(args.generate[1]))
     if args.naive:

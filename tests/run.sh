@@ -40,6 +40,14 @@ fi
 stage "setup: Python 2.7 ($("$PY27" --version 2>&1))"
 "$PY27" -m pip install "${PIP_QUIET[@]}" --target .venv27 -r requirements-test-py27.txt
 
+# Ambari trunk's agent library needs `distro` (the agent package's python3-distro): the end-to-end suites
+# run trunk's scripts under Python 3.9 with this directory on PYTHONPATH (tests/e2e/agent.py).
+PY39=${PY39:-$(PYENV_VERSION=3.9.18 pyenv which python 2>/dev/null || command -v python3.9 || true)}
+if [ -n "$PY39" ] && [ -x "$PY39" ]; then
+  echo "== setup: Ambari trunk agent packages for $("$PY39" --version 2>&1)"
+  "$PY39" -m pip install -q --disable-pip-version-check --target .venv-agent39 -r requirements-agent-py39.txt
+fi
+
 status=0
 run_stage() {  # name, then the command
   local name=$1; shift

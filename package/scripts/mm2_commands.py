@@ -67,8 +67,11 @@ def ensure_check_topics(params, rendering, timeout=30):
             result = cli.create_topic(alias, CHECK_TOPIC, CHECK_TOPIC_CONFIGS)
             if result.ok:
                 Logger.info("Service check topic %s is on %s" % (CHECK_TOPIC, alias))
-                with open(os.path.join(marker_dir, ".check-topic-%s" % alias), "w") as fh:
+                marker = os.path.join(marker_dir, ".check-topic-%s" % alias)
+                with open(marker, "w") as fh:
                     fh.write("%d\n" % int(time.time()))
+                # the conf dir is the MM2 user's: nothing in it stays owned by the agent's root
+                os.chown(marker, cli.uid, cli.gid)
             else:
                 Logger.warning("Could not create the service check topic %s on %s (the service check will "
                                "try again): %s" % (CHECK_TOPIC, alias, result.problem()))
@@ -163,14 +166,17 @@ def check_heartbeats(cli, rendering, flow, why):
     topo = rendering.topology
     topic = kafka_tools.heartbeats_topic(flow.source, topo.separator)
     step = "heartbeats %s on %s (%s)" % (topic, flow.target, why)
-    result = cli.consume(flow.target, topic, mode="heartbeat")
+    # bounded by end offsets: several herders keep writing heartbeats, the topic is never quiet
+    result = cli.read_recent(flow.target, topic, mode="heartbeat")
     # records of A's heartbeats topic (emitted into A by herders X->A) mirrored to the target
     beats = [b for b in kafka_tools.parse_heartbeats(result.out) if b.target == flow.source]
     if not beats:
+        if result.note:
+            raise CheckFailed(step, "could not read the heartbeats of %s on %s: %s" % (
+                flow.source, flow.target, result.note))
         raise CheckFailed(step, "no heartbeats of %s arrived on %s; they are emitted into %s by the %s->%s herder: "
-                                "some driver host must serve %s (kafka-mm2-driver/target.clusters)%s" % (
-                                    flow.source, flow.target, flow.source, flow.target, flow.source, flow.source,
-                                    "" if result.ok else " (%s)" % result.problem()))
+                                "some driver host must serve %s (kafka-mm2-driver/target.clusters)" % (
+                                    flow.source, flow.target, flow.source, flow.target, flow.source, flow.source))
     age = time.time() - max(b.timestamp for b in beats) / 1000.0
     limit = 3 * int(_setting(topo, flow, "emit.heartbeats.interval.seconds") or 5) + 60
     if age > limit:
@@ -217,6 +223,7 @@ def _age(ms):
 
 
 def flow_status(cli, rendering, flow):
+    import mm2_kafka_cli
     topo = rendering.topology
     source, target = flow.source, flow.target
     report = {"flow": flow.name, "source": source, "target": target, "problems": []}
@@ -242,17 +249,27 @@ def flow_status(cli, rendering, flow):
         states = kafka_tools.connector_states(kafka_tools.parse_status(res.out))
         report["connectors"] = dict((name, {"state": st, "tasks": tasks, "trace": (trace or "").splitlines()[:1]})
                                     for name, (st, tasks, trace) in states.items())
+        if not res.ok:
+            report["problems"].append("reading %s on %s did not finish (%s): connector states may be incomplete"
+                                      % (status, target, res.problem(2)))
     else:
         report["problems"].append("%s is not on %s yet: no MM2 herder %s has run" % (status, target, flow.name))
 
     hb_topic = kafka_tools.heartbeats_topic(source, topo.separator)
     if hb_topic in target_topics:
-        res = cli.consume(target, hb_topic, mode="heartbeat", timeout_ms=5000)
+        # bounded by end offsets: with several heartbeat writers (aggregation, active-active) the
+        # topic is never quiet, and an unbounded read would be killed with nothing to show
+        res = cli.read_recent(target, hb_topic, mode="heartbeat")
         beats = [b for b in kafka_tools.parse_heartbeats(res.out) if b.target == source]
         if beats:
             last = max(b.timestamp for b in beats)
             report["last_heartbeat_ms"] = last
             report["last_heartbeat"] = _age(last)
+        if res.note:
+            report["problems"].append("heartbeats of %s on %s: %s" % (source, target, res.note))
+        elif not beats:
+            report["problems"].append("no heartbeats of %s in the last %d records of %s on %s" % (
+                source, mm2_kafka_cli.RECENT_RECORDS, hb_topic, target))
     else:
         report["problems"].append("no %s on %s: heartbeats of %s come from the %s->%s herder, which runs only "
                                   "on a driver host serving %s" % (hb_topic, target, source, target, source, source))

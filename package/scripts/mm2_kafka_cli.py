@@ -17,6 +17,10 @@ from mm2_core import render as mm2_render
 from mm2_core.text import native, text
 
 TOOL_HEAP = "-Xmx512m"
+TOOL_KILL_GRACE = 10   # seconds between the TERM and the KILL of a tool that overran
+RECENT_RECORDS = 200          # per partition: heartbeats/s x herders, minutes of them
+RECENT_WINDOW_SECONDS = 60    # before Kafka 3.0: how long a read from the beginning may take
+QUIET_MS = 3000               # a bounded read ends after this much quiet (below heartbeat intervals)
 
 
 def _uid_gid(user, group):
@@ -63,6 +67,7 @@ class ToolResult(object):
         self.code = code
         self.out = text(out or u"")
         self.err = text(err or u"")
+        self.note = None   # read_recent: why the records read may be incomplete
 
     @property
     def ok(self):
@@ -134,16 +139,19 @@ class KafkaCli(object):
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home,
                "USER": native(self.params.mm2_user), "LOGNAME": native(self.params.mm2_user),
                "JAVA_HOME": native(self.params.mm2_java_home or ""), "KAFKA_HEAP_OPTS": TOOL_HEAP,
-               "KAFKA_OPTS": ""}
+               # mm2-env.sh's KAFKA_OPTS carries the exporter agent of the MM2 process; its -D system
+               # properties (krb5.conf, JAAS, TLS) do apply: the tools log in as MM2 does
+               "KAFKA_OPTS": native(" ".join(kafka_tools.tool_system_properties(self.params.mm2_jvm_opts)))}
         for name in ("LANG", "LC_ALL", "TZ"):
             if os.environ.get(name):
                 env[name] = os.environ[name]
         return env
 
-    def run(self, args, stdin=None, timeout=None):
+    def run(self, args, stdin=None, timeout=None, keep_output=True):
         """One Kafka tool as the MM2 user, bounded by timeout (its whole process tree is
-        killed when it runs over: the agent would otherwise wait for it)."""
-        timeout = timeout or self.timeout
+        killed when it runs over: the agent would otherwise wait for it). What it printed before
+        a kill is returned too (code 124), so keep_output is always true."""
+        timeout = int(timeout or self.timeout)
         Logger.info(u"Running %s (as %s, timeout %ss)" % (u" ".join(text(a) for a in args),
                                                           text(self.params.mm2_user), timeout))
         preexec, prefix, kill = as_user(self.params.mm2_user, self.uid, self.gid)
@@ -153,7 +161,7 @@ class KafkaCli(object):
         try:
             result = process.run_bounded(prefix + list(args), timeout, env=env,
                                          stdin_text=None if stdin is None else text(stdin) + u"\n",
-                                         preexec_fn=preexec, kill=kill)
+                                         preexec_fn=preexec, kill=kill, grace=TOOL_KILL_GRACE)
         except OSError as e:
             return ToolResult(127, u"", u"cannot run %s: %s" % (text(args[0]), text(e)))
         if result.timed_out:
@@ -181,8 +189,44 @@ class KafkaCli(object):
         return self.run(kafka_tools.console_producer(self.home, self.version, self.bootstrap(alias),
                                                      self.config(alias), topic), stdin=line)
 
-    def consume(self, alias, topic, mode="text", timeout_ms=10000, max_messages=None):
+    def consume(self, alias, topic, mode="text", timeout_ms=10000, max_messages=None, partition=None, offset=None):
         return self.run(kafka_tools.console_consumer(self.home, self.version, self.bootstrap(alias),
                                                      self.config(alias), topic, mode=mode, timeout_ms=timeout_ms,
-                                                     max_messages=max_messages),
-                        timeout=self.timeout + timeout_ms // 1000)
+                                                     max_messages=max_messages, partition=partition, offset=offset),
+                        timeout=self.timeout + timeout_ms // 1000, keep_output=True)
+
+    def read_recent(self, alias, topic, mode="text", records=RECENT_RECORDS, window_seconds=RECENT_WINDOW_SECONDS):
+        """The last `records` records of each partition of a topic that may be written to
+        continuously (heartbeats): bounded by its end offsets (Kafka 3.0+), else by a time window
+        over a read from the beginning. Returns a ToolResult whose .note says when the read may
+        be incomplete (window ended, offsets unknown) and why."""
+        command = kafka_tools.end_offsets_command(self.home, self.version, self.bootstrap(alias), self.config(alias),
+                                                  topic)
+        if command is not None:
+            res = self.run(command)
+            ends = kafka_tools.parse_end_offsets(res.out, topic) if res.ok else {}
+            if ends:
+                outs, errs, code = [], [], 0
+                for partition, start, count in kafka_tools.tail_reads(ends, records):
+                    part = self.consume(alias, topic, mode=mode, timeout_ms=QUIET_MS, max_messages=count,
+                                        partition=partition, offset=start)
+                    outs.append(part.out)
+                    if not part.ok:
+                        code = part.code
+                        errs.append(part.problem())
+                result = ToolResult(code, "\n".join(outs), "\n".join(errs))
+                if not result.ok:
+                    result.note = "reading %s on %s failed: %s" % (topic, alias, result.problem())
+                return result
+            why = "end offsets unknown (%s)" % (res.problem() if not res.ok else "no partitions")
+        else:
+            why = "Kafka %s has no kafka-get-offsets" % ".".join(str(v) for v in self.version)
+        result = self.run(kafka_tools.console_consumer(self.home, self.version, self.bootstrap(alias),
+                                                       self.config(alias), topic, mode=mode, timeout_ms=QUIET_MS),
+                          timeout=window_seconds, keep_output=True)
+        if result.code == 124:
+            result.note = ("%s; read %s on %s from the beginning for %ss only: older records may be all that was "
+                           "seen" % (why, topic, alias, window_seconds))
+        elif not result.ok:
+            result.note = "reading %s on %s failed: %s" % (topic, alias, result.problem())
+        return result

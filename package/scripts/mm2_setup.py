@@ -14,7 +14,7 @@ from resource_management.core.logger import Logger
 from resource_management.core.resources.system import Directory, Execute, File
 from resource_management.core.source import InlineTemplate, Template
 
-from mm2_core import install
+from mm2_core import install, keystore
 from mm2_core.text import native, text
 
 JMX_EXPORTER_RULES = "jmx_exporter_mm2.yaml"   # package/files/, shipped with the alerts
@@ -128,10 +128,18 @@ def exporter_http_block(params):
     """httpServer section of the exporter config (TLS, Basic auth); holds passwords."""
     lines = ["", "# Added by Ambari from kafka-mm2-env (metrics TLS / authentication).", "httpServer:"]
     if params.mm2_metrics_ssl_enabled:
+        # the exporter (0.20.0 .. 1.x) exits the JVM without certificate.alias; it reads the
+        # keystore with Java's default type (PKCS12, which also reads JKS)
+        try:
+            alias = keystore.certificate_alias(params.metrics_keystore, params.metrics_certificate_alias)
+        except keystore.KeystoreError as e:
+            raise Fail(text(e))
         lines += ["  ssl:", "    keyStore:",
                   "      filename: %s" % _yaml_str(params.metrics_keystore),
                   "      type: %s" % _yaml_str(params.metrics_keystore_type or "JKS"),
-                  "      password: %s" % _yaml_str(params.metrics_keystore_password)]
+                  "      password: %s" % _yaml_str(params.metrics_keystore_password),
+                  "    certificate:",
+                  "      alias: %s" % _yaml_str(alias)]
     if params.metrics_auth_username:
         lines += ["  authentication:", "    basic:",
                   "      username: %s" % _yaml_str(params.metrics_auth_username),

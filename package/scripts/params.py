@@ -144,6 +144,7 @@ def _optional_env(name, fallback=""):
 metrics_keystore = (_optional_env("mm2_metrics_ssl_keystore_location") or "").strip()
 metrics_keystore_type = _optional_env("mm2_metrics_ssl_keystore_type", "JKS")
 metrics_keystore_password = _optional_env("mm2_metrics_ssl_keystore_password")
+metrics_certificate_alias = (_optional_env("mm2_metrics_ssl_certificate_alias") or "").strip()
 metrics_auth_username = (_optional_env("mm2_metrics_auth_username") or "").strip()
 metrics_auth_password = _optional_env("mm2_metrics_auth_password")
 metrics_has_secrets = mm2_metrics_ssl_enabled or bool(metrics_auth_username)

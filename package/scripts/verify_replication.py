@@ -183,7 +183,8 @@ def run(script, env):
     }})
     if result["status"] != "OK":
         totals = result["totals"]
-        raise Fail("Replication verification FAILED for %s: %d missing, %d out of order (%d pending, "
-                   "%d duplicates, %d extra); report: %s" % (
+        raise Fail("Replication verification FAILED for %s: %d missing, %d out of order, %d records a "
+                   "failed-over consumer would skip (%d pending, %d duplicates, %d extra); report: %s" % (
                        ", ".join(result["failed_flows"]), totals["missing"], totals["order_violations"],
-                       totals["pending"], totals["duplicates"], totals["extra"], report))
+                       totals.get("offsets_skipped", 0), totals["pending"], totals["duplicates"], totals["extra"],
+                       report))

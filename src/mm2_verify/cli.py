@@ -3,6 +3,7 @@
     mm2-verify --flow A->B --source-dump ... --target-dump ... [job flags]   (see --help)
     mm2-verify --ambari-config configs.json [--flow A->B] [--since -2h] [outputs]
     mm2-verify --print-spark-submit [job flags]   # the same run as a spark-submit command line
+    mm2-verify --version
 
 With --ambari-config the flows, topics, replication policy and each cluster's Kafka security
 come from Ambari's configurations ({type: {property: value}} or a command JSON), rendered by
@@ -13,8 +14,10 @@ import argparse
 import json
 import os
 import shlex
+import shutil
 import sys
 import tempfile
+import time
 
 from mm2_ambari.version import tools_version
 from mm2_verify_job import job, plan
@@ -34,24 +37,42 @@ def wrapper_parser():
     group.add_argument("--kafka-version", default=DEFAULT_KAFKA_VERSION,
                        help="Kafka version to render the configurations for (default %(default)s)")
     group.add_argument("--print-spark-submit", action="store_true",
-                       help="print the spark-submit command line for the other flags and exit")
+                       help="validate the other flags and print the spark-submit command line running them "
+                            "(with --ambari-config the plan, which holds the clusters' passwords, is written "
+                            "to a private 0600 file named on stderr)")
     group.add_argument("--version", action="store_true",
                        help="print the version (the mpack's, from mpack.json) and exit")
     return parser
 
 
 def spark_submit_line(job_argv):
-    """The spark-submit command running the same verification on a cluster."""
+    """The spark-submit command running the same verification on a cluster.
+
+    --kafka-connector becomes --jars/--packages; Kafka input without it gets the connector
+    built for the installed pyspark (the cluster's Spark must be the same version).
+    """
     args = list(job_argv)
-    master = None
-    if "--master" in args:
-        i = args.index("--master")
-        master = args[i + 1] if i + 1 < len(args) else None
-        del args[i:i + 2]
-    head = ["spark-submit"] + (["--master", master] if master else [])
-    head += ["--packages", "org.apache.spark:spark-sql-kafka-0-10_<scala>:<spark version>"] \
-        if any(a.endswith("-bootstrap") for a in args) else []
+    master = _take_flag(args, "--master")
+    connector = job.kafka_connector(_take_flag(args, "--kafka-connector"))
+    if connector is None and any(a.startswith(("--source-bootstrap", "--target-bootstrap", "--plan")) for a in args):
+        version, scala = job.installed_spark()
+        if version:
+            connector = ("packages", job.connector_coordinate(version, scala))
+    head = ["spark-submit"] + (["--master", master] if master else []) + job.connector_submit_args(connector)
     return " ".join(shlex.quote(a) for a in head + [os.path.abspath(job.__file__)] + args)
+
+
+def _take_flag(args, flag):
+    """Remove `flag VALUE` or `flag=VALUE` from args; the value or None."""
+    for i, arg in enumerate(args):
+        if arg == flag:
+            value = args[i + 1] if i + 1 < len(args) else None
+            del args[i:i + 2]
+            return value
+        if arg.startswith(flag + "="):
+            del args[i]
+            return arg[len(flag) + 1:]
+    return None
 
 
 def load_configurations(path):
@@ -78,6 +99,8 @@ def plan_from_ambari(configurations, kafka_version, job_args):
         rendering = render.render_mm2(configurations, kafka_version, "localhost", conf_dir)
     except Exception as exc:  # topology.ConfigError: the same messages as the agent
         raise job.BadInput("the Ambari configuration is invalid:\n%s" % exc)
+    finally:
+        shutil.rmtree(conf_dir, ignore_errors=True)  # only names paths in the rendering
     secrets_file = rendering.file(render.SECRETS_FILE)
     secrets = javaprops.load_dict(secrets_file.text) if secrets_file is not None else {}
     try:
@@ -106,30 +129,50 @@ def main(argv=None):
     if wrapper.version:
         sys.stdout.write("mm2-verify %s\n" % tools_version())
         return job.EXIT_OK
-    if wrapper.print_spark_submit:
-        sys.stdout.write(spark_submit_line(job_argv) + "\n")
-        return job.EXIT_OK
-    if not wrapper.ambari_config:
-        return job.main(job_argv)
     try:
         job_args = job.parse_args(job_argv)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else job.EXIT_BAD_INPUT
     try:
-        result = plan_from_ambari(load_configurations(wrapper.ambari_config), wrapper.kafka_version, job_args)
+        # Every mode validates the same way before anything runs or is printed.
+        now_ms = int(time.time() * 1000)
+        job.kafka_connector(job_args.kafka_connector)
+        if wrapper.ambari_config:
+            result = plan_from_ambari(load_configurations(wrapper.ambari_config), wrapper.kafka_version, job_args)
+            for entry in result["flows"]:
+                job.normalize_spec(entry, now_ms)
+        else:
+            job.specs_from_args(job_args, now_ms)
     except job.BadInput as exc:
         sys.stderr.write("mm2-verify: bad input: %s\n" % exc)
         return job.EXIT_BAD_INPUT
+    if not wrapper.ambari_config:
+        if wrapper.print_spark_submit:
+            sys.stdout.write(spark_submit_line(job_argv) + "\n")
+            return job.EXIT_OK
+        return job.main(job_argv)
+    passthrough = []
+    for flag in ("report", "plot", "summary", "master", "shuffle_partitions", "app_name", "max_table_rows",
+                 "kafka_connector"):
+        value = getattr(job_args, flag)
+        if value is not None:
+            passthrough += ["--" + flag.replace("_", "-"), str(value)]
+    if wrapper.print_spark_submit:
+        # The plan holds the clusters' passwords: a 0600 file in a private directory, kept for the run.
+        directory = tempfile.mkdtemp(prefix="mm2-verify-")
+        path = os.path.join(directory, "plan.json")
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            json.dump(result, handle)
+        sys.stderr.write("mm2-verify: the plan (with the clusters' credentials) is %s, mode 0600; "
+                         "delete it after the run\n" % path)
+        sys.stdout.write(spark_submit_line(["--plan", path] + passthrough) + "\n")
+        return job.EXIT_OK
     # The plan holds the clusters' passwords: a private file, removed right after the run.
     fd, path = tempfile.mkstemp(prefix="mm2-verify-plan-", suffix=".json")
     try:
         with os.fdopen(fd, "w") as handle:
             json.dump(result, handle)
-        passthrough = []
-        for flag in ("report", "plot", "summary", "master", "shuffle_partitions", "app_name", "max_table_rows"):
-            value = getattr(job_args, flag)
-            if value is not None:
-                passthrough += ["--" + flag.replace("_", "-"), str(value)]
         return job.main(["--plan", path] + passthrough)
     finally:
         os.unlink(path)

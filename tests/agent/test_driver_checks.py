@@ -135,6 +135,25 @@ def test_replication_status_report(site, clusters, guard):
     assert report["last_heartbeat_ms"] > 0 and report["problems"] == []
 
 
+def test_heartbeat_reads_end_while_heartbeats_keep_coming(site, clusters, guard):
+    """Heartbeats are written continuously (every herder emits them), so a read that waits for
+    quiet never ends: REPLICATION_STATUS and the service check fallback read up to the end offsets
+    instead, and still report the last heartbeat (the console consumer waits for real quiet here)."""
+    site.control(consumer_quiet_scale=1)
+    driver = Driver(site)
+    conf = {names.REPLICATION: {"topics": "orders.*"}}
+    ok(driver.run("START", configurations=conf))
+    assert wait_until(lambda: clusters[1].has_topic("A.heartbeats"))
+    status = driver.run(names.CMD_REPLICATION_STATUS, configurations=conf, timeout=100)
+    assert not status.timed_out
+    ok(status)
+    (report,) = status.structured_out["replication_status"]
+    assert report["last_heartbeat_ms"] > 0 and report["problems"] == []
+    check = driver.service_check(configurations=conf, command_params={"command_timeout": "60"}, timeout=100)
+    assert not check.timed_out
+    assert "the last heartbeat of A on B is" in ok(check).output
+
+
 @pytest.mark.parametrize("version", ["2.4.1", "3.7.1"])
 def test_export_translated_offsets(site, clusters, guard, version):
     a, b = clusters

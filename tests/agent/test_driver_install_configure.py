@@ -154,12 +154,14 @@ def test_metrics_exporter_with_tls_and_basic_auth(site, guard):
     run = ok(driver.run("CONFIGURE", env={
         "mm2_metrics_ssl_enabled": "true", "mm2_metrics_ssl_keystore_location": "/etc/security/mm2.p12",
         "mm2_metrics_ssl_keystore_type": "PKCS12", "mm2_metrics_ssl_keystore_password": "Ks-pw-1",
+        "mm2_metrics_ssl_certificate_alias": "mm2-host",
         "mm2_metrics_auth_username": "prometheus", "mm2_metrics_auth_password": "Scrape-pw-2"}))
     path = os.path.join(driver.conf_dir, "jmx_exporter_mm2.yaml")
     text = read(path)
     assert mode(path) == 0o600
     assert text.startswith(read(os.path.join(harness.PACKAGE_DIR, "files", "jmx_exporter_mm2.yaml")))
     assert 'password: "Ks-pw-1"' in text and 'type: "PKCS12"' in text and 'username: "prometheus"' in text
+    assert 'alias: "mm2-host"' in text   # every exporter from 0.20.0 exits the JVM without it
     assert "Ks-pw-1" not in run.output and "Scrape-pw-2" not in run.output
     ok(driver.run("CONFIGURE", env={"mm2_metrics_enabled": "false"}))
     assert not os.path.exists(path)

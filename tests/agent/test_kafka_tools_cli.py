@@ -117,3 +117,27 @@ def test_offsets_csv():
 def test_bytes_escaping_roundtrip():
     data = b"\x00\x05A\\x\xff ~"
     assert kt.unescape_bytes(fakekafka.bytes_tostring(data)) == data
+
+
+def test_tools_get_the_system_properties_of_mm2_jvm_opts_only():
+    # a realm outside /etc/krb5.conf (or a JAAS / TLS property) must reach the tools; GC and heap stay MM2's
+    opts = "-XX:+UseG1GC -Djava.security.krb5.conf=/etc/mm2/krb5.conf -XX:MaxGCPauseMillis=20 " \
+           "'-Djavax.net.debug=ssl,handshake' -Dsun.security.krb5.debug=true"
+    assert kt.tool_system_properties(opts) == [
+        "-Djava.security.krb5.conf=/etc/mm2/krb5.conf", "-Djavax.net.debug=ssl,handshake",
+        "-Dsun.security.krb5.debug=true"]
+    assert kt.tool_system_properties("") == []
+    assert kt.tool_system_properties(None) == []
+    assert kt.tool_system_properties("-Dunbalanced='x") == []
+
+
+def test_recent_reads_are_bounded_by_end_offsets():
+    """kafka-get-offsets output (3.0+) -> the last N records of each non-empty partition."""
+    out = "WARN something\nA.heartbeats:0:1250\nA.heartbeats:1:0\nother:0:5\nA.heartbeats:2:40\n"
+    ends = kt.parse_end_offsets(out, "A.heartbeats")
+    assert ends == {0: 1250, 1: 0, 2: 40}
+    assert kt.tail_reads(ends, 200) == [(0, 1050, 200), (2, 0, 40)]
+    assert kt.end_offsets_command("/k", (2, 8, 2), "a:9092", "/c", "t") is None
+    assert kt.end_offsets_command("/k", (3, 0, 0), "a:9092", "/c", "t")[0] == "/k/bin/kafka-get-offsets.sh"
+    args = kt.console_consumer("/k", (3, 9, 0), "a:9092", "/c", "t", partition=2, offset=1050, max_messages=200)
+    assert "--from-beginning" not in args and args[args.index("--offset") + 1] == "1050"

@@ -127,6 +127,17 @@ def test_wait_started_outcomes(tmpdir):
     out, c = wait()
     assert out.ok and c.now == 1000.0
 
+    # a log showing MM2 initializing: the settle period no longer counts, the started line (or the
+    # exit) is awaited; a real MM2 can scan plugins for longer than the settle period and only then
+    # fail on a wrong password
+    write(log, "old run\n[x] INFO Kafka MirrorMaker started\n[z] INFO Kafka MirrorMaker initializing ...\n")
+    out, c = wait()
+    assert (out.ok, out.state) == (False, "timeout") and "Kafka MirrorMaker started" in out.detail
+    with open(log, "a") as fh:
+        fh.write("[y] INFO Kafka MirrorMaker started\n")
+    out, c = wait()
+    assert out.ok and c.now == 1000.0
+
     # internal REST on: waits for the listener until the timeout, and says what it waited for
     out, c = wait(rest_url="http://h1:8083", http_check=lambda scheme, host, port: False)
     assert (out.ok, out.state) == (False, "timeout") and "http://h1:8083" in out.detail

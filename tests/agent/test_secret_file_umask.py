@@ -21,6 +21,7 @@ class _Params(object):
         self.metrics_keystore = "/etc/security/mm2.jks"
         self.metrics_keystore_type = "JKS"
         self.metrics_keystore_password = "s3cret"
+        self.metrics_certificate_alias = "mm2"
         self.metrics_auth_username = ""
         self.metrics_auth_password = ""
 

@@ -12,7 +12,9 @@ serve for the mpack's rules (package/files/jmx_exporter_mm2.yaml), for a given K
   wins, $n substitution (unmatched groups empty), empty labels dropped, string values only
   with a rule 'value', toSafeName, lowercaseOutputName.
 - Output in the text format as exporter 1.x writes it (families and labels sorted, Java
-  Double.toString values) or as 0.x writes it (rule label order, first-seen family order).
+  Double.toString values) or as 0.x writes it (labels sorted too, first-seen family order, a
+  comma after every label as simpleclient's TextFormat.write004 writes it). tests/alerts_real
+  compares these layouts with what the real agents 1.0.1 and 0.20.0 serve.
 """
 import math
 import os
@@ -222,8 +224,7 @@ class Exporter(object):
         families = OrderedDict()
         for name, help_text, labels, value in samples:
             fam = families.setdefault(name, {"help": help_text, "samples": OrderedDict()})
-            if style == "1.x":
-                labels = sorted(labels)
+            labels = sorted(labels)   # both agents sort label names (checked against 0.20.0 and 1.0.1)
             key = tuple(labels)
             fam["samples"][key] = value   # same name + labels: the exporter keeps one
         names = sorted(families) if style == "1.x" else list(families)
@@ -239,6 +240,8 @@ class Exporter(object):
                 if labels:
                     body = ",".join('%s="%s"' % (k, v.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n"))
                                     for k, v in labels)
+                    if style != "1.x":
+                        body += ","   # simpleclient's TextFormat ends every label with a comma
                     lines.append("%s{%s} %s" % (name, body, java_double(value)))
                 else:
                     lines.append("%s %s" % (name, java_double(value)))

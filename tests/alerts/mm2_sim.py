@@ -13,6 +13,12 @@ from exporter_sim import MBean
 NAN = float("nan")
 
 
+def topic_tag(topic):
+    """What Kafka's consumer metrics write as the topic tag: '.' replaced by '_' (FetchManagerMetrics,
+    every version). Written here independently of mm2_core so the test can catch a wrong join."""
+    return topic.replace(".", "_")
+
+
 def version_tuple(version):
     return tuple(int(x) for x in version.split("-")[0].split(".")[:3])
 
@@ -116,7 +122,7 @@ class MM2Process(object):
         for i, p in enumerate(flow.partitions):
             task = i % flow.tasks
             cid = self._client_id(flow, task, seq + task)
-            props = [("type", "consumer-fetch-manager-metrics"), ("client-id", cid), ("topic", p.topic),
+            props = [("type", "consumer-fetch-manager-metrics"), ("client-id", cid), ("topic", topic_tag(p.topic)),
                      ("partition", str(p.partition))]
             attrs = [("records-lag", float(p.lag)), ("records-lag-max", float(p.lag)),
                      ("records-lag-avg", float(p.lag)), ("records-lead", float(p.count)),
@@ -136,12 +142,13 @@ class MM2Process(object):
         else:
             syncs = "consumer-null-99"
         beans = [MBean("kafka.consumer", [("type", "consumer-fetch-manager-metrics"), ("client-id", syncs),
-                                          ("topic", "mm2-offset-syncs.%s.internal" % flow.target), ("partition", "0")],
+                                          ("topic", topic_tag("mm2-offset-syncs.%s.internal" % flow.target)),
+                                          ("partition", "0")],
                        [("records-lag", 7.0), ("records-lag-max", 7.0)])]
         for p in range(3):
             beans.append(MBean("kafka.consumer", [("type", "consumer-fetch-manager-metrics"),
                                                   ("client-id", "%s-offsets" % flow.name),
-                                                  ("topic", "mm2-offsets.%s.internal" % flow.source),
+                                                  ("topic", topic_tag("mm2-offsets.%s.internal" % flow.source)),
                                                   ("partition", str(p))],
                                [("records-lag", 0.0), ("records-lag-max", 0.0)]))
         return beans

@@ -87,7 +87,7 @@ def test_failed_checkpoint_task_is_critical(metrics_server, run_alert):
                                             task_status={("MirrorCheckpointConnector", 0): "failed"})))
     state, text = run_alert("checkpoint", server.port, now=NOW, replication=SYNC_ON)
     assert state == "CRITICAL"
-    assert "MirrorCheckpointConnector task FAILED on this host and no checkpoint was emitted" in text
+    assert "A->B: MirrorCheckpointConnector task 0 FAILED on this host and no checkpoint was emitted" in text
 
 
 def test_no_checkpoint_yet_is_explained(metrics_server, run_alert):
@@ -173,3 +173,131 @@ def test_nothing_assigned_here(metrics_server, run_alert):
                                               task_status={("MirrorHeartbeatConnector", 0): None})))
     state, text = run_alert("tasks", server.port)
     assert state == "OK" and text.startswith("No MM2 connector or task runs on this host yet (herders: A->B)")
+
+
+AGG_TOPOLOGY = """clusters:
+  emea: {bootstrap.servers: "e1:9092"}
+  apac: {bootstrap.servers: "a1:9092"}
+  central: {bootstrap.servers: "c1:9092"}
+flows:
+  - {source: emea, target: central}
+  - {source: apac, target: central}
+settings:
+  sync.group.offsets.enabled: true
+"""
+
+
+def _aggregation(emea_cp_avg, apac_checkpoints=True):
+    emea = Flow("emea", "central", partitions("orders", 2),
+                checkpoints=[Checkpoint("billing", "orders", 0, avg=emea_cp_avg, maximum=40.0)])
+    apac = Flow("apac", "central", partitions("orders", 2),
+                checkpoints=[Checkpoint("billing", "orders", 0, avg=emea_cp_avg)] if apac_checkpoints else [])
+    return MM2Process("3.7.1", herders=[("emea", "central"), ("apac", "central")], flows=[emea, apac],
+                      task_status={("MirrorCheckpointConnector", 1): "failed"})
+
+
+def test_one_failed_checkpoint_task_is_pinned_to_the_flow_without_checkpoints(metrics_server, run_alert):
+    server = metrics_server(render(_aggregation(35.0, apac_checkpoints=False)))
+    state, text = run_alert("checkpoint", server.port, now=NOW, clusters={"topology.mode": "advanced"},
+                            topology={"content": AGG_TOPOLOGY})
+    lines = text.split("\n")
+    assert state == "CRITICAL"
+    assert lines[0] == ("apac->central: MirrorCheckpointConnector task 1 FAILED on this host and no checkpoint was "
+                        "emitted: consumer offsets are not synced")
+    assert lines[1].startswith("emea->central: last checkpoint 0 s ago (warning 600 s, critical 1800 s); "
+                               "checkpoints flowing;")
+    assert "FAILED" not in lines[1]
+
+
+def test_failed_checkpoint_task_is_pinned_to_the_only_flow_whose_checkpoints_stopped(metrics_server, run_alert):
+    process = _aggregation(35.0)
+    process.flows[0].checkpoints[0].avg = float("nan")    # emea: nothing in the window
+    server = metrics_server(render(process))
+    state, text = run_alert("checkpoint", server.port, now=NOW, clusters={"topology.mode": "advanced"},
+                            topology={"content": AGG_TOPOLOGY})
+    lines = text.split("\n")
+    assert state == "CRITICAL"
+    assert lines[0].startswith("emea->central: last checkpoint 60 s ago (warning 600 s, critical 1800 s); "
+                               "MirrorCheckpointConnector task 1 FAILED on this host; consumer offsets are not synced")
+    assert lines[1].startswith("apac->central: last checkpoint 0 s ago") and "FAILED" not in lines[1]
+
+
+def test_failed_checkpoint_task_that_cannot_be_pinned_is_reported_once(metrics_server, run_alert):
+    server = metrics_server(render(_aggregation(float("nan"))))   # neither flow checkpointed in the window
+    state, text = run_alert("checkpoint", server.port, now=NOW, clusters={"topology.mode": "advanced"},
+                            topology={"content": AGG_TOPOLOGY})
+    lines = text.split("\n")
+    assert state == "CRITICAL"
+    assert lines[0].startswith("MirrorCheckpointConnector task 1 FAILED on this host, for one of apac->central, "
+                               "emea->central")
+    assert all("FAILED" not in l for l in lines[1:])
+
+
+# --- tasks across the driver hosts ---------------------------------------------------------------------
+NOTHING = {"MirrorSourceConnector": None, "MirrorCheckpointConnector": None, "MirrorHeartbeatConnector": None}
+
+
+def _revoked(version="3.9.0"):
+    """What a driver shows while Connect has revoked its connectors (herders up, nothing assigned)."""
+    return MM2Process(version, herders=[("A", "B"), ("B", "A")], flows=[], connector_status=NOTHING,
+                      task_status={("MirrorHeartbeatConnector", 0): None})
+
+
+def test_only_driver_host_running_nothing_is_critical(metrics_server, run_alert):
+    server = metrics_server(render(_revoked()))
+    state, text = run_alert("tasks", server.port, hosts=["127.0.0.1"])
+    assert state == "CRITICAL"
+    assert text.startswith("No driver host runs any MirrorMaker 2 connector or task (hosts read: 127.0.0.1): "
+                           "nothing replicates for A->B.")
+
+
+def test_tasks_on_another_driver_host_are_found_there(metrics_server, run_alert):
+    local = metrics_server(render(_revoked()))
+    metrics_server(render(MM2Process("3.9.0", herders=[("A", "B"), ("B", "A")],
+                                     flows=[Flow("A", "B", partitions("t", 2))])), host="127.0.0.2", port=local.port)
+    state, text = run_alert("tasks", local.port, hosts=["127.0.0.1", "127.0.0.2"])
+    assert state == "OK"
+    assert text.startswith("No MM2 connector or task runs on this host yet")
+
+
+def test_all_driver_hosts_idle_is_critical(metrics_server, run_alert):
+    local = metrics_server(render(_revoked()))
+    metrics_server(render(_revoked()), host="127.0.0.2", port=local.port)
+    state, text = run_alert("tasks", local.port, hosts=["127.0.0.1", "127.0.0.2"])
+    assert state == "CRITICAL"
+    assert "(hosts read: 127.0.0.1, 127.0.0.2): nothing replicates for A->B" in text
+
+
+def test_unreadable_peer_makes_a_missing_flow_unknown(metrics_server, run_alert):
+    local = metrics_server(render(_revoked()))
+    state, text = run_alert("tasks", local.port, hosts=["127.0.0.1", "127.0.0.2"])
+    assert state == "UNKNOWN"
+    assert "A->B: no replication task of this flow runs on the driver hosts read (127.0.0.1), and 127.0.0.2 " \
+           "could not be read: 127.0.0.2: connection refused" in text
+
+
+def test_flow_without_tasks_anywhere_while_others_run_is_critical(metrics_server, run_alert):
+    """Active-active on two hosts: B->A replicates on the peer, A->B nowhere although heartbeats into A
+    are emitted (the B->A herder), so Connect did not assign A->B's tasks."""
+    local = metrics_server(render(_revoked()))
+    metrics_server(render(MM2Process("3.9.0", herders=[("A", "B"), ("B", "A")],
+                                     flows=[Flow("B", "A", partitions("t", 2))])), host="127.0.0.2", port=local.port)
+    state, text = run_alert("tasks", local.port, hosts=["127.0.0.1", "127.0.0.2"],
+                            replication={"direction": "active-active"})
+    assert state == "CRITICAL"
+    assert "A->B: no driver host runs a replication task of this flow (hosts read: 127.0.0.1, 127.0.0.2), " \
+           "although A has heartbeats to replicate" in text
+    assert "B->A: no driver host" not in text
+
+
+def test_nothing_assigned_right_after_the_start_is_a_warning(metrics_server, run_alert):
+    now = 1800000000.0
+    process = _revoked()
+    process.herder_start = {"A->B": (now - 30) * 1000, "B->A": (now - 30) * 1000}
+    server = metrics_server(render(process))
+    state, text = run_alert("tasks", server.port, hosts=["127.0.0.1"], now=now)
+    assert state == "WARNING"
+    assert text.startswith("No driver host runs any MirrorMaker 2 connector or task")
+    assert "MirrorMaker 2 started 30 s ago here: CRITICAL only after 120 s" in text
+    state, _ = run_alert("tasks", server.port, hosts=["127.0.0.1"], now=now + 150)
+    assert state == "CRITICAL"

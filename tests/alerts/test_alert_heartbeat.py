@@ -198,3 +198,14 @@ def test_unreadable_topology_checks_only_flows_replicated_here(metrics_server, r
     lines = text.split("\n")
     assert lines[0].startswith("A->B: heartbeat gap 0 s") and not any(l.startswith("B->A") for l in lines)
     assert lines[-1].startswith("Note: the MM2 topology in the configurations is not valid")
+
+
+def test_heartbeats_that_disappear_are_not_called_never_seen(metrics_server, run_alert):
+    server = metrics_server(render(_process()))
+    assert run_alert("heartbeat", server.port, now=NOW, hosts=[LOCAL])[0] == "OK"
+    server.payload = render(_process(heartbeat=False))    # the heartbeat partition is gone
+    state, text = run_alert("heartbeat", server.port, now=NOW + 200, hosts=[LOCAL])
+    assert state == "WARNING"
+    assert text.startswith("A->B: heartbeat gap 200 s >= warning 120 s (critical 300 s); heartbeats were seen "
+                           "before (last on 127.0.0.1), but no driver host replicates A.heartbeats into B any more")
+    assert "no heartbeat ever" not in text

@@ -40,13 +40,57 @@ def test_internal_consumers_do_not_count_before_35(metrics_server, run_alert):
     assert "lag 0 records" in text and "3 partitions here, 0 records behind in total" in text
 
 
-def test_same_source_topic_in_two_flows_before_35_is_flagged(metrics_server, run_alert):
+def test_same_source_topic_in_two_flows_before_35_is_attributed_by_consumer(metrics_server, run_alert):
+    """Before 3.5 consumer ids are generated; A->B's consumer also reads A's heartbeats, which pins it
+    to A->B, and then C->B's consumer can only be C->B's (one consumer per flow partition)."""
     ab = Flow("A", "B", [Partition("orders", 0, lag=20000.0)])
     cb = Flow("C", "B", [Partition("orders", 0, lag=5.0)], heartbeat=False)
     server = metrics_server(render(MM2Process("3.4.1", herders=[("A", "B"), ("C", "B")], flows=[ab, cb])))
     state, text = run_alert("lag", server.port, clusters={"topology.mode": "advanced"})
+    lines = text.split("\n")
     assert state == "WARNING"
-    assert "Source topic(s) orders are replicated by several flows in this process; before Kafka 3.5" in text
+    assert lines[0].startswith("A->B: worst partition orders-0 (A.orders on the target) lag 20000 records >= warning")
+    assert lines[1].startswith("C->B: worst partition orders-0 (C.orders on the target) lag 5 records (warning")
+    assert "attribute" not in text
+
+
+def test_aggregation_before_35_never_names_another_flows_partition(metrics_server, run_alert):
+    """emea->central and apac->central both replicate 'orders' and 'heartbeats': their generated-id
+    consumers read only topics both flows have, so the lag cannot be pinned; it is reported as such,
+    with the right state, and no flow line claims the lagging partition."""
+    emea = Flow("emea", "central", [Partition("orders", 0, lag=150000.0)])
+    apac = Flow("apac", "central", [Partition("orders", 0, lag=3.0)])
+    server = metrics_server(render(MM2Process("3.4.1", herders=[("emea", "central"), ("apac", "central")],
+                                              flows=[emea, apac])))
+    state, text = run_alert("lag", server.port, clusters={"topology.mode": "advanced"})
+    assert state == "CRITICAL"
+    lines = text.split("\n")
+    assert lines[0].startswith("Cannot attribute 1 lagging partition(s) to one flow: worst orders-0 lag 150000 "
+                               "records >= critical 100000 records belongs to one of apac->central, emea->central")
+    assert "150000" not in "\n".join(l for l in lines if l.startswith(("apac->central", "emea->central")))
+
+
+def test_aggregation_without_lag_has_no_heartbeats_note(metrics_server, run_alert):
+    emea = Flow("emea", "central", partitions("emea_orders", 2))
+    apac = Flow("apac", "central", partitions("apac_orders", 2))
+    server = metrics_server(render(MM2Process("3.4.1", herders=[("emea", "central"), ("apac", "central")],
+                                              flows=[emea, apac])))
+    state, text = run_alert("lag", server.port, clusters={"topology.mode": "advanced"})
+    assert state == "OK"
+    assert "attribute" not in text and "several flows" not in text and "shared" not in text
+    assert text.count("3 partitions here, 0 records behind") == 2
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_dotted_topic_lag_is_joined_and_named_as_the_topic(metrics_server, run_alert, version):
+    """Kafka's consumer metrics write 'sales.orders' as 'sales_orders' in the topic tag."""
+    parts = partitions("sales.orders", 2, lag=10.0) + [Partition("sales.orders", 7, lag=150000.0)]
+    server = _serve(metrics_server, version, parts)
+    state, text = run_alert("lag", server.port)
+    assert state == "CRITICAL"
+    assert text.startswith("A->B: worst partition sales.orders-7 (A.sales.orders on the target) lag 150000 "
+                           "records >= critical 100000 records; 4 partitions here")
+    assert "sales_orders" not in text
 
 
 def test_same_source_topic_in_two_flows_from_35_is_exact(metrics_server, run_alert):

@@ -130,3 +130,39 @@ def test_identity_policy_topics_map_to_the_only_flow(metrics_server, run_alert):
     state, text = run_alert("latency", server.port, replication={"replication.policy": "identity"})
     assert state == "WARNING"
     assert text.startswith("A->B: worst partition orders-0 replication latency 31 s")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_stalled_dotted_topic_is_stalled_not_idle(metrics_server, run_alert, version):
+    parts = partitions("orders", 2) + [Partition("sales.eu", 3, active=False, lag=5000.0)]
+    server = _serve(metrics_server, version, parts)
+    state, text = run_alert("latency", server.port)
+    assert state == "WARNING"
+    assert "3 active, 0 idle, 1 stalled" in text
+    assert "STALLED: 1 partition(s) replicated nothing in the last minute while records wait, worst A.sales.eu-3 " \
+           "with a lag of 5000 records" in text
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_clock_skew_of_one_flow_affects_only_that_flow(metrics_server, run_alert, version):
+    ab = Flow("A", "B", [Partition("orders", p, latency_avg=-2500.0) for p in range(3)], heartbeat=False)
+    cb = Flow("C", "B", [Partition("orders", 0, latency_avg=45000.0)], heartbeat=False)
+    server = metrics_server(render(MM2Process(version, herders=[("A", "B"), ("C", "B")], flows=[ab, cb])))
+    state, text = run_alert("latency", server.port, clusters={"topology.mode": "advanced"})
+    lines = text.split("\n")
+    assert state == "WARNING"
+    assert lines[0].startswith("C->B: worst partition C.orders-0 replication latency 45 s >= warning 30 s")
+    assert lines[1].startswith("A->B: replication latency cannot be judged: clock skew: the MM2 host is 2500 ms "
+                               "behind the producers (3 partition(s) report a negative replication latency")
+
+
+def test_latency_series_without_topic_label_affects_only_its_flow(metrics_server, run_alert):
+    text = render(MM2Process("3.7.1", flows=[Flow("A", "B", partitions("orders", 2))]))
+    text = text.replace("# TYPE mm2_source_replication_latency_ms_avg gauge\n",
+                        '# TYPE mm2_source_replication_latency_ms_avg gauge\n'
+                        'mm2_source_replication_latency_ms_avg{partition="0",target="B"} 12.0\n')
+    server = metrics_server(text)
+    state, msg = run_alert("latency", server.port)
+    assert state == "OK"
+    assert msg.startswith("A->B: worst partition A.orders-")
+    assert "1 latency series without topic/partition labels were ignored" in msg

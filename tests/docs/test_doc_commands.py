@@ -1,8 +1,8 @@
 # py3-only: runs the off-cluster commands the docs show (Python 3 tools)
 """Every command shown in the docs is run by a test, or checked where it needs a real cluster.
 
-Run as written (in a scratch copy of the checkout, /tmp/ moved into it): build.py, mm2-ambari render,
---help/--version, mm2-verify --print-spark-submit. Checked: mm2-ambari and mm2-verify command lines
+Run as written (in a scratch copy of the checkout, /tmp/ moved into it): build.py, mm2-ambari render
+and validate, --help/--version, mm2-verify --print-spark-submit. Checked: mm2-ambari and mm2-verify command lines
 against their own parsers (the files they name must exist), ambari-server mpack commands against the
 mpack's name, curl calls against Ambari's REST conventions, pip extras against pyproject.toml, test
 paths against the tree. Any other command fails until a rule says how to check it.
@@ -183,6 +183,7 @@ RULES = [
     ("CLI --help/--version runs", lambda a: a[0] in ("mm2-ambari", "mm2-verify") and
      a[-1] in ("--help", "--version"), "run"),
     ("mm2-ambari render runs", lambda a: a[:2] == ["mm2-ambari", "render"], "run"),
+    ("mm2-ambari validate runs (offline)", lambda a: a[:2] == ["mm2-ambari", "validate"], "run"),
     ("mm2-verify --print-spark-submit runs", lambda a: a[0] == "mm2-verify" and "--print-spark-submit" in a,
      "run"),
     ("mm2-ambari against Ambari: parsed", lambda a: a[0] == "mm2-ambari", check_mm2_ambari),

@@ -40,11 +40,21 @@ class ExecutedRun(object):
             self.exit_code, self.stdout, self.stderr)
 
 
-def script_environment(extra_env=None, post_stop_max_seconds=30, ambari_src=None):
+def script_environment(extra_env=None, post_stop_max_seconds=30, ambari_src=None, python_path=None):
     """Environment of the script process: PATH with the double's ambari-sudo.sh first and
-    PYTHONPATH with the Ambari library (double or real) first."""
+    PYTHONPATH with the Ambari library (double or real) first.
+
+    python_path: the exact PYTHONPATH entries (the agent's own, e.g. paths.agent_library_paths);
+    the test process's PYTHONPATH is then not inherited."""
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([paths.DOUBLE_BIN_DIR, env.get("PATH", "/usr/bin:/bin")])
+    if python_path is not None:
+        env["PYTHONPATH"] = os.pathsep.join(python_path)
+        env.pop("PYTHONHOME", None)
+        if post_stop_max_seconds is not None:
+            env["MM2_DOUBLE_POST_STOP_MAX_SECONDS"] = str(post_stop_max_seconds)
+        env.update(extra_env or {})
+        return env
     python_path = paths.library_paths(ambari_src)
     if env.get("PYTHONPATH"):
         # the script runs in another cwd: relative entries must not change meaning
@@ -66,7 +76,7 @@ def _read(path):
 
 def run_script(script_path, command_json, work_dir, command=None, basedir=None, python=None,
                log_level="INFO", timeout=300, extra_env=None, agent_ssl_args=False,
-               log_out_files=False, post_stop_max_seconds=30, ambari_src=None):
+               log_out_files=False, post_stop_max_seconds=30, ambari_src=None, python_path=None):
     """Run script_path for command_json the way the agent does; returns an ExecutedRun.
 
     work_dir: a directory of the test (e.g. tmp_path); data/ and tmp/ are created in it.
@@ -78,6 +88,7 @@ def run_script(script_path, command_json, work_dir, command=None, basedir=None, 
     post_stop_max_seconds: bound on the double's post_stop wait (None: unbounded like Ambari).
     ambari_src: library for this run: "double", a real Ambari checkout, or None (MM2_AMBARI_SRC
     if set, else the double).
+    python_path: exact PYTHONPATH of the script (see script_environment); overrides ambari_src.
     """
     script_path = os.path.abspath(script_path)
     basedir = basedir or os.path.dirname(os.path.dirname(script_path))
@@ -105,7 +116,7 @@ def run_script(script_path, command_json, work_dir, command=None, basedir=None, 
     if log_out_files:
         argv.append("-o")
 
-    env = script_environment(extra_env, post_stop_max_seconds, ambari_src)
+    env = script_environment(extra_env, post_stop_max_seconds, ambari_src, python_path)
     timed_out = False
     with open(stdout_file, "wb") as out, open(stderr_file, "wb") as err:
         proc = subprocess.Popen(argv, stdout=out, stderr=err, env=env, cwd=work_dir,

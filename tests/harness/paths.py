@@ -20,6 +20,20 @@ AMBARI_SRC_SUBDIRS = (
 )
 
 
+# What the agent's own PYTHONPATH (/usr/lib/ambari-agent/lib: resource_management, ambari_commons,
+# ambari_jinja2, ambari_simplejson, and the agent) is in a checkout: no test-only entries.
+AGENT_SRC_SUBDIRS = (
+    "ambari-common/src/main/python",
+    "ambari-common/src/main/python/ambari_jinja2",
+    "ambari-agent/src/main/python",
+)
+
+
+def agent_library_paths(ambari_src):
+    """PYTHONPATH entries an Ambari agent built from the checkout ambari_src gives its scripts."""
+    return [os.path.join(ambari_src, p) for p in AGENT_SRC_SUBDIRS]
+
+
 def real_ambari_src():
     """The Ambari checkout in MM2_AMBARI_SRC (made absolute: scripts run in other directories), or None
     when the double is in use."""

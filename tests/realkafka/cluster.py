@@ -193,9 +193,14 @@ class KafkaCluster(object):
         with open(config, "w") as fh:
             fh.write(self.server_properties())
         env = tool_env(self.log_dir, heap=BROKER_HEAP, extra=self.env)
-        cluster_id = self._run(["kafka-storage.sh", "random-uuid"], env=env, timeout=60).stdout.strip().splitlines()[-1]
-        self._run(["kafka-storage.sh", "format", "-t", cluster_id, "-c", config], env=env, timeout=60)
-        self._stdout = open(os.path.join(self.dir, "stdout.log"), "w")
+        if not os.path.exists(os.path.join(self.data_dir, "meta.properties")):
+            # first start: format; a restart after stop() keeps the data (same ports, same cluster id)
+            cluster_id = self._run(["kafka-storage.sh", "random-uuid"], env=env,
+                                   timeout=60).stdout.strip().splitlines()[-1]
+            self._run(["kafka-storage.sh", "format", "-t", cluster_id, "-c", config], env=env, timeout=60)
+        server_log = os.path.join(self.log_dir, "server.log")
+        self._log_offset = os.path.getsize(server_log) if os.path.exists(server_log) else 0
+        self._stdout = open(os.path.join(self.dir, "stdout.log"), "a")
         self.process = subprocess.Popen(
             [os.path.join(self.home, "bin", "kafka-server-start.sh"), config],
             stdout=self._stdout, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, start_new_session=True)
@@ -211,6 +216,8 @@ class KafkaCluster(object):
                 raise RuntimeError("broker %s exited with %s: %s" % (self.name, self.process.returncode, self.log_tail()))
             try:
                 with open(server_log) as fh:
+                    offset = getattr(self, "_log_offset", 0)
+                    fh.seek(offset if os.path.getsize(server_log) >= offset else 0)   # this start's lines only
                     return "Kafka Server started" in fh.read()
             except IOError:
                 return False
@@ -298,11 +305,15 @@ class KafkaCluster(object):
     def count(self, topic):
         return sum(self.end_offsets(topic).values())
 
-    def consume(self, topic, max_records, timeout_ms=15000, group=None, from_beginning=True):
-        """Up to max_records (key, value) pairs; stops after timeout_ms without a record."""
+    def consume(self, topic, max_records, timeout_ms=15000, group=None, from_beginning=True, partition=None,
+                offset=None):
+        """Up to max_records (key, value) pairs; stops after timeout_ms without a record.
+        partition/offset: read that partition from that offset instead."""
         args = ["--bootstrap-server", self.bootstrap, "--topic", topic, "--max-messages", str(max_records),
                 "--timeout-ms", str(timeout_ms), "--property", "print.key=true", "--property", "key.separator=\t"]
-        if from_beginning:
+        if partition is not None:
+            args += ["--partition", str(partition), "--offset", str(offset or 0)]
+        elif from_beginning:
             args.append("--from-beginning")
         if group:
             args += ["--group", group]

@@ -70,7 +70,12 @@ def main(state, argv):
         entry.update(counts)
         entry["completeness"] = job.completeness(entry)
         entry["status"] = job.status_of(entry, spec["fail_on"])
-        flows.append(job.flow_report(spec, [entry], 1714557600000, 0.5))
+        offsets = None
+        if "offsets" in behaviour:  # canned failover counts for one committed group
+            point = {"group": "billing", "topic": "orders", "partition": 0, "target_topic": entry["target_topic"],
+                     "committed": 40, "checkpoint_upstream": 40, "checkpoint_downstream": 43, "in_range": True}
+            offsets = job.offsets_section(spec, [point], {("billing", "orders", 0): behaviour["offsets"]})
+        flows.append(job.flow_report(spec, [entry], 1714557600000, 0.5, offsets))
     report = job.build_report(flows)
     sys.stdout.write(job.write_outputs(report, args) + "\n")
     return report["exit_code"]

@@ -85,9 +85,21 @@ def test_loss_fails_the_command_with_the_counts(site):
                                                       "order_violations": 1}})
     result = run(drv)
     assert result.exit_code != 0, result
-    assert "Replication verification FAILED for primary->backup: 2 missing, 1 out of order (1 pending" in result.output
+    assert "Replication verification FAILED for primary->backup: 2 missing, 1 out of order, 0 records a " \
+           "failed-over consumer would skip (1 pending" in result.output
     out = result.structured_out["verify_replication"]
     assert out["status"] == "FAILED" and out["totals"]["missing"] == 2
+
+
+def test_failover_offsets_that_skip_records_fail_the_command(site):
+    drv, state = driver(site, {"exit": 1, "counts": {"source_records": 500, "target_records": 500, "matched": 500},
+                               "offsets": {"reread": 0, "skipped": 3, "first_reread": None, "first_skipped": 40}})
+    result = run(drv)
+    assert result.exit_code != 0, result
+    assert "0 missing, 0 out of order, 3 records a failed-over consumer would skip" in result.output
+    assert "Failover offsets" in result.output and "SKIPS" in result.output
+    out = result.structured_out["verify_replication"]
+    assert out["totals"]["offsets_skipped"] == 3 and out["flows"]["primary->backup"]["status"] == "FAILED(skipped)"
 
 
 def test_job_bad_input_fails_with_the_jobs_message(site):

@@ -78,22 +78,47 @@ def test_flow_syntax():
         assert "SOURCE->TARGET" in str(err.value)
 
 
+LOOK_ALIKES = ("orders", "orders-eu", "legacy-orders", "orders.replica", "pay", "payments", "prepay",
+               "tmp-orders", "heartbeats", "x.heartbeats", "mm2-offsets.a.internal", "mm2-configs.backup.internal",
+               "primary.checkpoints.internal", "__consumer_offsets", ".hidden", "backup.orders",
+               "other.backup.orders", "orders.backup", "orders.internal", "orders-internal")
+
+
 def test_topic_selection_matches_mm2_semantics():
     excludes = job.source_excludes(["tmp.*"], "backup", "prefixed", ".")
     wanted = job.topic_matcher(["orders.*", "pay"], excludes)
-    assert [t for t in ("orders", "orders-eu", "pay", "payments", "tmp-orders", "heartbeats",
-                        "x.heartbeats", "mm2-offsets.a.internal", "__consumer_offsets",
-                        "backup.orders", "orders.internal") if wanted(t)] == ["orders", "orders-eu", "pay"]
+    # orders.replica and orders.backup: only MM2's default exclude (not given here) drops the first;
+    # other.backup.orders would cycle back into backup (MirrorSourceConnector.isCycle).
+    assert [t for t in LOOK_ALIKES if wanted(t)] == ["orders", "orders-eu", "orders.replica", "pay", "orders.backup"]
 
 
-def test_java_pattern_for_subscribe_pattern():
-    # One regex Spark full-matches: includes, with the excludes as a negative lookahead.
-    assert job.java_topic_pattern(["orders.*", "pay"], ["tmp"]) == "(?!(?:(?:tmp))$)(?:(?:orders.*)|(?:pay))"
-    assert job.java_topic_pattern(["t"], [], "primary.") == "primary\\.(?:(?:t))"
-    # Python's re agrees with the Java pattern on what it selects.
-    import re
-    pattern = re.compile(job.java_topic_pattern(["orders.*"], ["orders-tmp"], "a_b.") + r"\Z")
-    assert [t for t in ("a_b.orders", "a_b.orders-tmp", "aXb.orders", "a_b.pay") if pattern.match(t)] == ["a_b.orders"]
+def test_mm2_default_topics_exclude_applies_when_none_is_given():
+    assert spec()["topics_exclude"] == [".*[\\-\\.]internal", ".*\\.replica", "__.*"]
+    assert spec(topics_exclude="")["topics_exclude"] == []  # given empty: MM2 excludes nothing more
+    assert job.build_parser().parse_args([]).topics_exclude is None
+    wanted = job.topic_matcher([".*"], job.source_excludes(spec()["topics_exclude"], "backup", "prefixed", "."))
+    assert [t for t in LOOK_ALIKES if wanted(t)] == [
+        "orders", "orders-eu", "legacy-orders", "pay", "payments", "prepay", "tmp-orders", "orders.backup"]
+
+
+@pytest.mark.parametrize("includes, excludes, prefix", [
+    (["orders.*", "pay"], ["tmp.*"], ""),
+    (["orders"], [], ""),
+    ([".*"], [".*[\\-\\.]internal", ".*\\.replica", "__.*"], ""),
+    (["orders.*", "pay"], ["tmp.*"], "primary."),
+    (["orders"], [], "a_b."),
+])
+def test_subscribe_pattern_selects_on_sparks_substring_search_what_mm2_replicates(includes, excludes, prefix):
+    # Spark keeps a topic when topicRegex.findFirstIn(topic) finds the pattern anywhere in it;
+    # the anchored pattern must select exactly the whole-name matches of MM2's filter.
+    excl = job.source_excludes(excludes, "backup", "prefixed", ".")
+    pattern = job.java_topic_pattern(includes, excl, prefix)
+    wanted = job.topic_matcher(includes, excl)
+    names = list(LOOK_ALIKES) + [prefix + t for t in LOOK_ALIKES] + ["x" + prefix + t for t in LOOK_ALIKES]
+    expected = [n for n in names if n.startswith(prefix) and wanted(n[len(prefix):])]
+    assert [n for n in names if job.spark_subscribes(pattern, n)] == expected
+    # The unanchored form (what the job used to send) matches look-alikes: the bug this prevents.
+    assert job.spark_subscribes("(?:orders)", "legacy-orders")
 
 
 def test_kafka_options_time_range_and_security_pass_through():
@@ -131,7 +156,8 @@ def test_old_spark_reads_everything_and_the_job_filters_by_time():
 def test_spec_defaults_and_modes():
     s = spec()
     assert (s["mode"], s["policy"], s["separator"], s["topics"], s["match_on"], s["fail_on"]) == \
-           ("all", "prefixed", ".", [".*"], ["key", "value", "headers", "timestamp"], ["missing", "order"])
+           ("all", "prefixed", ".", [".*"], ["key", "value", "headers", "timestamp"], ["missing", "order", "skipped"])
+    assert s["check_offsets"] == "auto" and s["topics_exclude"] == [".*[\\-\\.]internal", ".*\\.replica", "__.*"]
     assert s["pending_window_ms"] == 60000 and s["target_slack_ms"] == 300000
     assert s["source"] == {"kind": "parquet", "path": "/dumps/a"}
     timed = spec(since="-30m")

@@ -191,3 +191,18 @@ def test_spark_submit_line_has_no_secrets_and_ships_keytabs():
                     "--summary", "/l/s.txt"]
     local = plan.spark_submit_argv({"spark_submit": "s", "master": "local[*]"}, "j", "p", "r", "pl", "su")
     assert local[:3] == ["s", "--master", "local[*]"] and "--deploy-mode" not in local
+
+
+def test_a_flow_without_topics_exclude_verifies_with_mm2s_default_exclude():
+    # An advanced topology that never sets topics.exclude: MM2 applies its default (.*\.replica
+    # among them), and so does the Ambari command (the same default as the standalone CLI's).
+    configs = {names.CLUSTERS: {"topology.mode": "advanced"}, names.TOPOLOGY: {"content": (
+        "clusters:\n  primary:\n    bootstrap.servers: a1:9092\n  backup:\n    bootstrap.servers: b1:9092\n"
+        "flows:\n  - source: primary\n    target: backup\n")}}
+    result = render.render_mm2(configs, "3.7.1", "h1.example.com", "/etc/kafka-mm2/conf")
+    flows, clusters = plan.view_from_rendering(result, {})
+    [entry] = plan.job_plan(plan.verify_settings({}), flows, clusters)["flows"]
+    spec = job.normalize_spec(entry, 1714557600000)
+    assert spec["topics_exclude"] == job.split_patterns(job.MM2_DEFAULT_TOPICS_EXCLUDE)
+    wanted = job.topic_matcher(spec["topics"], job.source_excludes(spec["topics_exclude"], "backup", "prefixed", "."))
+    assert [t for t in ("orders", "orders.replica", "mm2-offsets.backup.internal") if wanted(t)] == ["orders"]

@@ -186,88 +186,183 @@ def _ordered(per_flow, expected_names):
 
 # --- lag ------------------------------------------------------------------------------------------
 FLOW_QUALIFIED = "flow-qualified consumer metrics (Kafka 3.5+)"
-JOINED_BY_TOPIC = "consumer metrics joined to flows by topic (before Kafka 3.5)"
+JOINED_BY_TOPIC = "consumer metrics joined to flows by topic and consumer (before Kafka 3.5)"
+_tag = m.kafka_topic_tag
 
 
 def source_partitions(snap, resolver):
     """[(flow, target topic, partition, source topic, latency avg)] of the replicated partitions,
-    computed once per scrape (the latency and lag evaluations both need it)."""
+    computed once per scrape (the latency and lag evaluations both need it). Series without a
+    topic or partition label are left out and counted per flow in snap._bad_series."""
     memo = getattr(snap, "_source_partitions", None)
     if memo is not None and memo[0] is resolver:
         return memo[1]
     out = []
+    bad = {}
     flow_of = resolver.flow
     for (source, target, topic, partition), avg in m.fields(snap.raw(m.SOURCE_LATENCY_AVG),
                                                             ("source", "target", "topic", "partition")):
+        if not topic or partition is None or not target:
+            name = flow_of(source, target, "").name if target else "%s->?" % (source or "?")
+            bad[name] = bad.get(name, 0) + 1
+            continue
         flow = flow_of(source, target, topic)
         out.append((flow, topic, partition, flow.upstream_topic(topic), avg))
     snap._source_partitions = (resolver, out)
+    snap._bad_series = bad
     return out
 
 
+class Lags(object):
+    """Replication consumer lag per flow partition, as far as the metrics allow.
+
+    by_key: {(flow name, source topic, partition): lag}; mode: FLOW_QUALIFIED, JOINED_BY_TOPIC
+    or None (no lag metrics); unattributed: [(source topic, partition, lag, candidate flow
+    names)] of partitions that several flows of this process replicate and no consumer
+    evidence pins to one. Kafka's client metrics write '.' as '_' in topic tags, so the
+    joins use that form and the texts the real names (from MirrorSourceConnector's metrics).
+    """
+
+    def __init__(self, by_key, mode, unattributed=()):
+        self.by_key = by_key
+        self.mode = mode
+        self.unattributed = list(unattributed)
+
+    def get(self, flow_name, topic, partition):
+        return self.by_key.get((flow_name, topic, partition))
+
+
+def _partition_names(snap, resolver):
+    """{(flow name, topic tag, partition): real source topic} and
+    {(topic tag, partition): {flow name: real source topic}} of the replicated partitions."""
+    names = {}
+    owners = {}
+    for flow, _, partition, upstream, _ in source_partitions(snap, resolver):
+        tag = _tag(upstream)
+        names[(flow.name, tag, partition)] = upstream
+        owners.setdefault((tag, partition), {})[flow.name] = upstream
+    return names, owners
+
+
+def _attribute_consumers(rows, owners):
+    """Before 3.5 the replication consumers have generated client ids, but each one belongs to
+    one task of one flow, and a flow's source partition is read by one consumer. So a consumer
+    belongs to the flows that replicate every one of its partitions, minus the flows another
+    consumer was already pinned to for the same partition. -> {client id: flow name or None}."""
+    by_client = {}
+    for client, tag, partition, _ in rows:
+        if (tag, partition) in owners:
+            by_client.setdefault(client, set()).add((tag, partition))
+    cands = {}
+    for client, tps in by_client.items():
+        common = None
+        for tp in tps:
+            flows = set(owners[tp])
+            common = flows if common is None else common & flows
+        cands[client] = common or set()
+    pinned = {}
+    changed = True
+    while changed:
+        changed = False
+        taken = {}
+        for client, flow in pinned.items():
+            for tp in by_client[client]:
+                taken.setdefault(tp, set()).add(flow)
+        for client, flows in cands.items():
+            if client in pinned:
+                continue
+            left = set(flows)
+            for tp in by_client[client]:
+                left -= taken.get(tp, set())
+            if len(left) == 1:
+                pinned[client] = left.pop()
+                changed = True
+            elif left != flows:
+                cands[client] = left
+    return dict((client, pinned.get(client)) for client in by_client), cands
+
+
 def lag_by_partition(snap, resolver):
-    """({(flow name, source topic, partition): lag}, mode, ambiguous topics).
+    """Lags of this scrape (see Lags).
 
     3.5+: the replication consumer's client.id names the flow. Before: the consumers have
     generated ids, so a consumer partition belongs to the flows that replicate a partition of
-    that source topic here (MirrorSourceConnector metrics); consumers of internal topics match
-    no flow and are ignored.
+    that source topic here (MirrorSourceConnector metrics), narrowed down per consumer
+    (_attribute_consumers); consumers of internal topics match no flow and are ignored.
     """
+    names, owners = _partition_names(snap, resolver)
     lags = {}
     raw = snap.raw(m.REPLICATION_LAG)
     if raw:
-        names = {}
-        for (source, target, topic, partition), value in m.fields(raw, ("source", "target", "topic", "partition")):
-            if value is None or value != value or value == _INF:
+        pair_names = {}
+        for (source, target, tag, partition), value in m.fields(raw, ("source", "target", "topic", "partition")):
+            if not _finite(value) or tag is None:
                 continue
             pair = (source, target)
-            name = names.get(pair)
+            name = pair_names.get(pair)
             if name is None:
-                name = names[pair] = resolver.pair(source, target).name
-            key = (name, topic, partition)
+                name = pair_names[pair] = resolver.pair(source, target).name
+            key = (name, names.get((name, tag, partition), tag), partition)
             if value > lags.get(key, -1.0):
                 lags[key] = value
-        return lags, FLOW_QUALIFIED, set()
+        return Lags(lags, FLOW_QUALIFIED)
     raw = snap.raw(m.CONSUMER_LAG)
     if not raw:
-        return lags, None, set()
-    owners = {}
-    for flow, _, partition, upstream, _ in source_partitions(snap, resolver):
-        owners.setdefault((upstream, partition), set()).add(flow.name)
-    ambiguous = set()
-    for tp, value in m.fields(raw, ("topic", "partition")):
-        if value is None or value != value or value == _INF:
+        return Lags(lags, None)
+    rows = [(client, tag, partition, value)
+            for (client, tag, partition), value in m.fields(raw, ("client_id", "topic", "partition"))
+            if _finite(value) and tag is not None]
+    pinned, cands = _attribute_consumers(rows, owners)
+    unattributed = {}
+    for client, tag, partition, value in rows:
+        flows = owners.get((tag, partition))
+        if not flows:
             continue
-        names = owners.get(tp)
-        if not names:
+        if len(flows) == 1:
+            name = list(flows)[0]
+        else:
+            name = pinned.get(client)
+        if name is None:
+            topic = sorted(flows.values())[0]
+            key = (topic, partition)
+            if value > unattributed.get(key, (-1.0,))[0]:
+                unattributed[key] = (value, tuple(sorted(cands.get(client) or flows)))
             continue
-        if len(names) > 1:
-            ambiguous.add(tp[0])
-        for name in names:
-            key = (name, tp[0], tp[1])
-            if value > lags.get(key, -1.0):
-                lags[key] = value
-    return lags, JOINED_BY_TOPIC, ambiguous
+        key = (name, flows[name], partition)
+        if value > lags.get(key, -1.0):
+            lags[key] = value
+    return Lags(lags, JOINED_BY_TOPIC,
+                [(t, p, v, c) for (t, p), (v, c) in sorted(unattributed.items())])
 
 
 # --- replication latency ----------------------------------------------------------------------------
 class _LatencyStats(object):
-    __slots__ = ("flow", "active", "idle", "stalled", "worst", "worst_tp", "stall_lag", "stall_tp")
+    __slots__ = ("flow", "active", "idle", "stalled", "unsure", "worst", "worst_tp", "stall_lag", "stall_tp",
+                 "skewed", "skew")
 
     def __init__(self, flow):
         self.flow = flow
-        self.active = self.idle = self.stalled = 0
-        self.worst = -1.0
+        self.active = self.idle = self.stalled = self.unsure = self.skewed = 0
+        self.worst = None
         self.worst_tp = None
         self.stall_lag = -1.0
         self.stall_tp = None
+        self.skew = 0.0
 
 
 def evaluate_latency(snap, flows, expected_names, thresholds):
     """Worst partition latency (windowed average, seconds) per flow; idle partitions ignored,
-    stalled ones (no record replicated in the window while lag remains) at least WARNING."""
+    stalled ones (no record replicated in the window while lag remains) at least WARNING.
+
+    Each flow stands on its own evidence: a negative latency (the MM2 host's clock is behind
+    the producers') or a series without its labels makes only that flow's line say so."""
     resolver = resolver_for(snap, flows)
-    lags, lag_mode, _ = lag_by_partition(snap, resolver)
+    lags = lag_by_partition(snap, resolver)
+    unsure = set()
+    for topic, partition, value, names in lags.unattributed:
+        if value > 0:
+            for name in names:
+                unsure.add((name, topic, partition))
     stats = {}
     for flow, topic, partition, upstream, avg in source_partitions(snap, resolver):
         st = stats.get(flow.name)
@@ -275,26 +370,39 @@ def evaluate_latency(snap, flows, expected_names, thresholds):
             st = stats[flow.name] = _LatencyStats(flow)
         if avg is not None and avg == avg and avg != _INF:
             st.active += 1
-            if avg > st.worst:
+            if avg < 0:
+                st.skewed += 1
+                st.skew = min(st.skew, avg)
+            elif st.worst is None or avg > st.worst:
                 st.worst = avg
                 st.worst_tp = (topic, partition)
             continue
-        lag = lags.get((flow.name, upstream, partition))
+        lag = lags.get(flow.name, upstream, partition)
         if lag is not None and lag > 0:
             st.stalled += 1
             if lag > st.stall_lag:
                 st.stall_lag = lag
                 st.stall_tp = (topic, partition)
+        elif (flow.name, upstream, partition) in unsure:
+            st.unsure += 1
         else:
             st.idle += 1
+    bad = getattr(snap, "_bad_series", {})
     per_flow = {}
     for name, st in stats.items():
         counts = "%d active, %d idle, %d stalled partitions here" % (st.active, st.idle, st.stalled)
-        if st.active:
+        skew = ("clock skew: the MM2 host is %s ms behind the producers (%d partition(s) report a negative "
+                "replication latency; sync the clocks with NTP)" % (fmt_number(-st.skew), st.skewed))
+        if st.worst is not None:
             seconds = st.worst / 1000.0
             state = thresholds.state(seconds)
             line = "%s: worst partition %s-%s replication latency %s %s; averaged over the last minute; %s" % (
                 name, st.worst_tp[0], st.worst_tp[1], thresholds.show(seconds), thresholds.against(seconds), counts)
+            if st.skewed:
+                line += "; " + skew
+        elif st.skewed:
+            state = UNKNOWN
+            line = "%s: replication latency cannot be judged: %s; %s" % (name, skew, counts)
         else:
             state = OK
             line = "%s: no record replicated in the last minute; %s (the stale last latency of idle " \
@@ -303,9 +411,20 @@ def evaluate_latency(snap, flows, expected_names, thresholds):
             state = worst([state, WARNING])
             line += "; STALLED: %d partition(s) replicated nothing in the last minute while records wait, worst " \
                     "%s-%s with a lag of %s records" % (st.stalled, st.stall_tp[0], st.stall_tp[1], fmt_int(st.stall_lag))
-        elif lag_mode is None and st.idle:
+        elif lags.mode is None and st.idle:
             line += "; no consumer lag metrics, so idle cannot be told from stalled"
+        if st.unsure:
+            line += ("; %d idle partition(s) have lag that cannot be attributed to one flow (before Kafka 3.5), "
+                     "see the lag alert" % st.unsure)
         per_flow[name] = (state, line)
+    for name, count in bad.items():
+        state, line = per_flow.get(name, (OK, None))
+        note = ("%d latency series without topic/partition labels were ignored (an exporter rules file other "
+                "than the mpack's jmx_exporter_mm2.yaml?)" % count)
+        if line is None:
+            per_flow[name] = (UNKNOWN, "%s: %s" % (name, note))
+        else:
+            per_flow[name] = (state, line + "; " + note)
     for name in expected_names:
         if name not in per_flow:
             per_flow[name] = (OK, "%s: no partition of this flow is replicated by this host (its tasks run on "
@@ -319,7 +438,8 @@ def evaluate_latency(snap, flows, expected_names, thresholds):
 def evaluate_lag(snap, flows, expected_names, thresholds):
     """Worst partition lag (records the replication consumer has not fetched yet) per flow."""
     resolver = resolver_for(snap, flows)
-    lags, mode, ambiguous = lag_by_partition(snap, resolver)
+    lags = lag_by_partition(snap, resolver)
+    mode = lags.mode
     has_partitions = bool(snap.raw(m.SOURCE_LATENCY_AVG))
     if mode is None:
         if has_partitions:
@@ -329,7 +449,7 @@ def evaluate_lag(snap, flows, expected_names, thresholds):
         lines = ["%s: no partition of this flow is replicated by this host" % n for n in sorted(expected_names)]
         return Result(OK, lines or ["No replication flow runs on this host"])
     per = {}
-    for (name, topic, partition), lag in lags.items():
+    for (name, topic, partition), lag in sorted(lags.by_key.items()):   # ties: the same text on every line
         entry = per.get(name)
         if entry is None:
             entry = per[name] = [0, 0.0, -1.0, None]
@@ -351,12 +471,23 @@ def evaluate_lag(snap, flows, expected_names, thresholds):
         if name not in per_flow:
             per_flow[name] = (OK, "%s: no partition of this flow is replicated by this host" % name)
     lines = _ordered(per_flow, expected_names)
-    if ambiguous:
-        lines.append("Source topic(s) %s are replicated by several flows in this process; before Kafka 3.5 "
-                     "their lag cannot be told apart and counts for each" % ", ".join(sorted(ambiguous)[:5]))
-    if not per_flow:
+    states = [s for s, _ in per_flow.values()]
+    lagging = [u for u in lags.unattributed if u[2] > 0]
+    if lagging:
+        topic, partition, top, names = max(lagging, key=lambda u: u[2])
+        state = thresholds.state(top)
+        states.append(state)
+        line = ("Cannot attribute %d lagging partition(s) to one flow: worst %s-%s lag %s %s belongs to one of %s "
+                "(before Kafka 3.5 the replication consumers have generated client ids, and these consumers read "
+                "only topics several flows of this process replicate)" % (
+                    len(lagging), topic, partition, thresholds.show(top), thresholds.against(top), ", ".join(names)))
+        if state == OK:
+            lines.append(line)
+        else:
+            lines.insert(0, line)
+    if not per_flow and not lagging:
         return Result(OK, ["No replication flow runs on this host"])
-    return Result(worst(s for s, _ in per_flow.values()), lines)
+    return Result(worst(states), lines)
 
 
 # --- connectors and tasks ----------------------------------------------------------------------------
@@ -432,6 +563,96 @@ def evaluate_tasks(snap, flows, thresholds):
             lines.append("No MM2 connector or task runs on this host yet (herders: %s); tasks may be assigned "
                          "to other driver hosts" % (", ".join(here) or "none"))
     return Result(state, lines)
+
+
+def _running_entries(snap):
+    """(running connector/task entries, running MirrorSourceConnector tasks) of one scrape."""
+    running = source_tasks = 0
+    for family in (m.CONNECTOR_STATUS, m.TASK_STATUS):
+        for labels, value in snap.series(family):
+            if value == 1 and labels.get("status") == "running":
+                running += 1
+                if family == m.TASK_STATUS and labels.get("connector") == "MirrorSourceConnector":
+                    source_tasks += 1
+    return running, source_tasks
+
+
+def task_evidence(snap, flows):
+    """(flow names whose replication tasks run in this scrape's process, running entries, herders).
+
+    Evidence: a MirrorSourceConnector partition of the flow (its task replicates here), or
+    running MirrorSourceConnector tasks in a process with that flow's herder only (the task
+    MBeans do not name the herder)."""
+    resolver = resolver_for(snap, flows)
+    names = set(flow.name for flow, _, _, _, _ in source_partitions(snap, resolver) if flow.source != "?")
+    running, source_tasks = _running_entries(snap)
+    pairs = sorted("%s->%s" % k for k in herders(snap) if k[0] and k[1])
+    if source_tasks and len(pairs) == 1:
+        names.add(pairs[0])
+    return names, running, pairs
+
+
+TASKS_STARTUP_GRACE = 120.0   # s after a herder starts: Connect is still assigning connectors and tasks
+
+
+def evaluate_task_placement(local, expected, views, errors, hosts_known, thresholds, started_ago=None):
+    """Lines for the flows whose tasks run on no driver host read.
+
+    local: Result of evaluate_tasks on this host; expected: FlowSpecs that must replicate;
+    views: [(host, (evidence names, running entries, herder names))], this host first;
+    errors: {host: why unreadable}; hosts_known: the driver host list was available."""
+    seen = set()
+    running_anywhere = 0
+    herder_hosts = {}
+    for host, (names, running, pairs) in views:
+        seen |= names
+        running_anywhere += running
+        for pair in pairs:
+            herder_hosts.setdefault(pair, []).append(host)
+    missing = [f for f in expected if f.name not in seen]
+    if not missing:
+        return local
+    read = ", ".join(h for h, _ in views)
+    lines = []
+    states = [local.state]
+    if errors:
+        states.append(UNKNOWN)
+        lines.append("%s: no replication task of %s runs on the driver hosts read (%s), and %s could not be read: %s"
+                     % (", ".join(f.name for f in missing), "this flow" if len(missing) == 1 else "these flows",
+                        read, ", ".join(sorted(errors)), "; ".join("%s: %s" % kv for kv in sorted(errors.items()))))
+    elif not hosts_known:
+        lines.append("Note: the driver host list (clusterHostInfo) was not available, so whether another driver "
+                     "host runs the tasks of %s was not checked" % ", ".join(f.name for f in missing))
+    elif not running_anywhere:
+        states.append(CRITICAL)
+        lines.insert(0, "No driver host runs any MirrorMaker 2 connector or task (hosts read: %s): nothing "
+                        "replicates for %s. After a rebalance Connect waits up to scheduled.rebalance.max.delay.ms "
+                        "(5 min by default) before reassigning; if this lasts, see mirrormaker.log on the driver "
+                        "hosts and restart the MirrorMaker 2 Driver" % (read, ", ".join(f.name for f in missing)))
+    else:
+        for flow in missing:
+            emitters = [p for p in herder_hosts if p.endswith("->" + flow.source)]
+            if flow.name not in herder_hosts:
+                states.append(CRITICAL)
+                lines.append("%s: no driver host runs this flow's herder (hosts read: %s): check "
+                             "kafka-mm2-driver/target.clusters of the config groups" % (flow.name, read))
+            elif flow.heartbeats and emitters:
+                # heartbeats into the source are emitted, so the flow has at least that partition to replicate
+                states.append(CRITICAL)
+                lines.append("%s: no driver host runs a replication task of this flow (hosts read: %s), although "
+                             "%s has heartbeats to replicate: Connect has not assigned its MirrorSourceConnector "
+                             "tasks" % (flow.name, read, flow.source))
+            else:
+                lines.append("%s: no driver host replicates a partition of this flow (hosts read: %s); it may have "
+                             "no topic matching topics/topics.exclude" % (flow.name, read))
+    if started_ago is not None and started_ago < TASKS_STARTUP_GRACE and CRITICAL in states:
+        # right after a start Connect has not assigned anything yet: not a fault before the grace ends
+        states = [WARNING if x == CRITICAL else x for x in states]
+        lines.append("MirrorMaker 2 started %s s ago here: CRITICAL only after %s s, while Connect assigns "
+                     "connectors and tasks" % (fmt_number(started_ago), fmt_number(TASKS_STARTUP_GRACE)))
+    if lines and lines[0].startswith("No driver host"):
+        return Result(worst(states), lines + local.lines)
+    return Result(worst(states), local.lines + lines)
 
 
 # --- heartbeats --------------------------------------------------------------------------------------
@@ -528,11 +749,16 @@ def evaluate_heartbeats(flows_here, views, herder_map, errors, now, state, thres
             if since is None:
                 since = prev.get("missing_since", now)
             st = {"missing_since": prev.get("missing_since", now)}
-            if prev.get("advanced_at") is not None:
-                st["advanced_at"] = prev["advanced_at"]
+            for kept in ("advanced_at", "host"):
+                if prev.get(kept) is not None:
+                    st[kept] = prev[kept]
             if herder is None:
                 gap = _INF
                 why = "no driver host runs the %s herder (check the tasks and process alerts)" % flow.name
+            elif prev.get("advanced_at") is not None or prev.get("host"):
+                gap = max(0.0, now - since)
+                why = ("heartbeats were seen before (%s), but no driver host replicates %s into %s any more"
+                       % ("last on %s" % prev["host"] if prev.get("host") else "earlier run", topic, flow.target))
             else:
                 gap = max(0.0, now - since)
                 why = "no heartbeat ever: no driver host replicates %s into %s" % (topic, flow.target)
@@ -562,11 +788,12 @@ def evaluate_heartbeats(flows_here, views, herder_map, errors, now, state, thres
 
 
 # --- checkpoints / consumer offset sync ----------------------------------------------------------------
-def _checkpoint_task_failed(snap, flow_name, here):
-    for labels, value in snap.series(m.TASK_STATUS):
-        if value == 1 and labels.get("connector") == "MirrorCheckpointConnector" and labels.get("status") == "failed":
-            return True
-    return False
+def _failed_checkpoint_tasks(snap):
+    """Task numbers of FAILED MirrorCheckpointConnector tasks in this process (the task MBeans
+    name the connector class only, not the herder, so several flows share these names)."""
+    return sorted(labels.get("task", "?") for labels, value in snap.series(m.TASK_STATUS)
+                  if value == 1 and labels.get("connector") == "MirrorCheckpointConnector"
+                  and labels.get("status") == "failed")
 
 
 def evaluate_checkpoints(snap, flows_here, now, state, thresholds):
@@ -603,26 +830,25 @@ def evaluate_checkpoints(snap, flows_here, now, state, thresholds):
             continue  # heartbeats flow even when every consumer group is idle
         name = resolver.flow(source, target, topic).name
         records[name] = records.get(name, 0.0) + (count if _finite(count) else 0.0)
+    failed_tasks = _failed_checkpoint_tasks(snap)
     new_state = {}
     per_flow = {}
+    flowing = {}
     for flow in sync_flows:
         name = flow.name
         prev = state.get(name) or {}
         st = dict(prev)
-        failed = _checkpoint_task_failed(snap, name, here)
         sig = last.get(name)
+        new_state[name] = st
         if not sig:
-            if failed:
-                per_flow[name] = (CRITICAL, "%s: MirrorCheckpointConnector task FAILED on this host and no checkpoint "
-                                            "was emitted: consumer offsets are not synced" % name)
-            else:
-                per_flow[name] = (OK, "%s: no checkpoint emitted by this host yet (no consumer group matched "
-                                      "groups/groups.exclude or committed since the start, or the checkpoint task "
-                                      "runs on another driver host)" % name)
-            new_state[name] = st
+            flowing[name] = False
+            per_flow[name] = (OK, "%s: no checkpoint emitted by this host yet (no consumer group matched "
+                                  "groups/groups.exclude or committed since the start, or the checkpoint task "
+                                  "runs on another driver host)" % name, None)
             continue
         rec = records.get(name)
         active = windowed.get(name, False) or (prev.get("sig") is not None and list(prev["sig"]) != list(sig))
+        flowing[name] = bool(active)
         if active or "cp_at" not in prev:
             st["cp_at"] = now if active else now - m.STAT_WINDOW_SECONDS
             st["records_at_cp"] = rec
@@ -648,11 +874,31 @@ def evaluate_checkpoints(snap, flows_here, now, state, thresholds):
         else:
             state_now = OK
             why = "no record was replicated since either, so the groups are idle (MM2 checkpoints only moved offsets)"
-        if failed:
-            state_now = CRITICAL
-            why = "MirrorCheckpointConnector task FAILED on this host; " + why
-        line = "%s: last checkpoint %s ago %s; %s; %d group partitions checkpointed here; %s" % (
-            name, thresholds.show(age), thresholds.against(age), why, sig[0], detail)
-        per_flow[name] = (state_now, line)
-        new_state[name] = st
-    return Result(worst(s for s, _ in per_flow.values()), _ordered(per_flow, ()), new_state)
+        head = "%s: last checkpoint %s ago %s; " % (name, thresholds.show(age), thresholds.against(age))
+        tail = "; %d group partitions checkpointed here; %s" % (sig[0], detail)
+        per_flow[name] = (state_now, head + why + tail, (head, tail))
+    lines_extra = []
+    if failed_tasks:
+        # Pin the FAILED task(s) to a flow only on evidence: the flows with a herder here that sync
+        # offsets, minus those whose checkpoints are still flowing.
+        here_set = set(here)
+        cands = [f.name for f in sync_flows if f.name in here_set] or [f.name for f in sync_flows]
+        stuck = [n for n in cands if not flowing.get(n)]
+        pinned = cands[0] if len(cands) == 1 else (stuck[0] if len(stuck) == 1 else None)
+        what = "MirrorCheckpointConnector task %s FAILED on this host" % ", ".join(failed_tasks)
+        if pinned is not None:
+            _, line, parts = per_flow[pinned]
+            if parts is None:
+                line = "%s: %s and no checkpoint was emitted: consumer offsets are not synced" % (pinned, what)
+            elif flowing.get(pinned):
+                line = parts[0] + what + "; the flow's other checkpoint tasks still emit checkpoints" + parts[1]
+            else:
+                line = parts[0] + what + "; consumer offsets are not synced" + parts[1]
+            per_flow[pinned] = (CRITICAL, line, parts)
+        else:
+            lines_extra.append("%s, for one of %s (Connect's task metrics do not name the herder; the flows "
+                               "whose checkpoints still flow are left out); consumer offsets of that flow are "
+                               "not synced" % (what, ", ".join(sorted(stuck or cands))))
+    ordered = _ordered(dict((n, (st_, line)) for n, (st_, line, _) in per_flow.items()), ())
+    states = [st_ for st_, _, _ in per_flow.values()] + [CRITICAL] * len(lines_extra)
+    return Result(worst(states), lines_extra + ordered, new_state)

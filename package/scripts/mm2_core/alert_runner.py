@@ -47,10 +47,13 @@ FAMILIES = {
     HEARTBEAT: (m.HERDER_UP, m.HERDER_START, m.SOURCE_RECORD_COUNT, m.SOURCE_LATENCY_AVG),
     CHECKPOINT: (m.HERDER_UP, m.CHECKPOINT_LATENCY, m.CHECKPOINT_LATENCY_AVG, m.CHECKPOINT_LATENCY_MAX,
                  m.SOURCE_RECORD_COUNT, m.TASK_STATUS),
-    TASKS: (m.HERDER_UP, m.CONNECTOR_STATUS, m.TASK_STATUS),
+    TASKS: (m.HERDER_UP, m.HERDER_START, m.CONNECTOR_STATUS, m.TASK_STATUS, m.SOURCE_LATENCY_AVG),
 }
 # Every alert asks for the same families, so one scrape (cached a few seconds) serves them all.
-ALL_FAMILIES = tuple(sorted(set(f for fams in FAMILIES.values() for f in fams)))
+# The exporter's own scrape series are always asked for: they mark a complete scrape, and exporter
+# 0.x runs the JMX collector for a name[] filter only when it names one of them.
+ALL_FAMILIES = tuple(sorted(set(f for fams in FAMILIES.values() for f in fams)
+                            | set([m.SCRAPE_ERROR, m.SCRAPE_DURATION])))
 
 MAX_TEXT = 8000
 _ENV = names.ENV
@@ -147,8 +150,12 @@ def diagnose(fetched, endpoint, configs, proc):
     url = fetched.url.split("?")[0]
     text = "Cannot read MirrorMaker 2 metrics from %s: %s" % (url, fetched.error)
     if fetched.kind == fetcher.TIMEOUT:
-        return text + (" (bounded by the alert's connection timeout; a very large MM2 can need more: raise "
-                       "'%s' in the alert definition)" % P_TIMEOUT)
+        return text + (" (bounded by the alert's connection timeout; a very large MM2 can need more: raise '%s' in "
+                       "the alert definition. It bounds the whole run: connecting, the answer and the wait on the "
+                       "scrape the other MM2 alerts share)" % P_TIMEOUT)
+    if fetched.kind == fetcher.INCOMPLETE:
+        return text + (". An incomplete scrape is not used: a cut-off answer would hide what it lost (check the "
+                       "network path and %s/mirrormaker.out for exporter errors)" % _env(configs, "mm2_log_dir"))
     if fetched.kind == fetcher.TLS:
         return text + (". The exporter serves HTTPS with kafka-mm2-env/mm2_metrics_ssl_keystore_location; the "
                        "alerts trust kafka-mm2-env/mm2_metrics_ssl_ca_file (PEM, empty: system CAs) and check the "
@@ -188,12 +195,22 @@ def diagnose(fetched, endpoint, configs, proc):
 
 
 # --- the run ---------------------------------------------------------------------------------------------
-def _fetch_local(endpoint, host, parameters):
+def _fetch_local(endpoint, host, parameters, deadline):
     url = fetcher.with_names(endpoint.url(host), ALL_FAMILIES)
     return fetcher.fetch_cached(url, cfg.param_float(parameters, P_TIMEOUT, DEFAULT_TIMEOUT),
-                                cfg.param_float(parameters, P_CACHE, DEFAULT_CACHE),
+                                cfg.param_float(parameters, P_CACHE, DEFAULT_CACHE), deadline=deadline,
                                 ca_file=endpoint.ca_file, verify=endpoint.verify,
                                 username=endpoint.username, password=endpoint.password)
+
+
+def _fetch_peers(endpoint, peers, parameters, deadline):
+    """{peer host: Fetched} for the other driver hosts, within the run's deadline."""
+    urls = dict((fetcher.with_names(endpoint.url(h), ALL_FAMILIES), h) for h in peers)
+    got = fetcher.fetch_many(list(urls), cfg.param_float(parameters, P_TIMEOUT, DEFAULT_TIMEOUT),
+                             cfg.param_float(parameters, P_CACHE, DEFAULT_CACHE), deadline=deadline,
+                             ca_file=endpoint.ca_file, verify=endpoint.verify,
+                             username=endpoint.username, password=endpoint.password)
+    return dict((urls[u], res) for u, res in got.items())
 
 
 def _state_path(parameters, kind):
@@ -203,6 +220,8 @@ def _state_path(parameters, kind):
 def _execute(kind, token_map, parameters, host_name, now):
     if kind not in KINDS:
         raise ValueError("unknown MM2 alert kind %r" % kind)
+    # one deadline for the whole run: local scrape, the wait on a shared one, and the peers
+    deadline = fetcher.deadline_in(cfg.param_float(parameters, P_TIMEOUT, DEFAULT_TIMEOUT))
     configs = cfg.configurations(token_map)
     host = host_name or socket.getfqdn()
     try:
@@ -226,7 +245,7 @@ def _execute(kind, token_map, parameters, host_name, now):
                                       "false): set it to true and restart the MirrorMaker 2 Driver to get this "
                                       "alert"])
 
-    fetched = _fetch_local(endpoint, host, parameters)
+    fetched = _fetch_local(endpoint, host, parameters, deadline)
     if not fetched.ok:
         if proc is None and fetched.kind == fetcher.REFUSED:
             proc = process_info(configs)
@@ -249,10 +268,11 @@ def _execute(kind, token_map, parameters, host_name, now):
     elif kind == LAG:
         result = ev.evaluate_lag(snap, flows or [], expected_names, thresholds)
     elif kind == TASKS:
-        result = ev.evaluate_tasks(snap, flows or [], thresholds)
+        result = _tasks(snap, token_map, parameters, endpoint, host, flows or [], flows_here, now, thresholds,
+                        deadline)
     elif kind == HEARTBEAT:
-        result = _heartbeats(snap, configs, token_map, parameters, endpoint, host, flows, problem, targets, now,
-                             thresholds)
+        result = _heartbeats(snap, token_map, parameters, endpoint, host, flows, targets, now, thresholds,
+                             deadline)
     else:
         if flows is None:
             return ev.Result(ev.UNKNOWN, ["Cannot tell which flows sync consumer offsets: %s" % problem])
@@ -292,7 +312,30 @@ def _process_result(snap, fetched, thresholds, proc, host):
     return ev.Result(state, [line])
 
 
-def _heartbeats(snap, configs, token_map, parameters, endpoint, host, flows, problem, targets, now, thresholds):
+def _tasks(snap, token_map, parameters, endpoint, host, flows, flows_here, now, thresholds, deadline):
+    """This host's connectors and tasks; the other driver hosts are read only when a flow served
+    here shows no replication task on this host (so a flow replicated nowhere is CRITICAL)."""
+    local = ev.evaluate_tasks(snap, flows, thresholds)
+    views = [(host, ev.task_evidence(snap, flows))]
+    if not flows_here or all(f.name in views[0][1][0] for f in flows_here):
+        return local
+    all_hosts = cfg.driver_hosts(token_map)
+    peers = [h for h in all_hosts if h.lower() != host.lower()]
+    errors = {}
+    if peers:
+        got = _fetch_peers(endpoint, peers, parameters, deadline)
+        for peer in sorted(got):
+            res = got[peer]
+            if not res.ok:
+                errors[peer] = res.error
+                continue
+            views.append((peer, ev.task_evidence(m.Snapshot(res.text, FAMILIES[TASKS], res.at, res.url), flows)))
+    starts = [h["start_ms"] for h in ev.herders(snap).values() if h.get("start_ms")]
+    started_ago = (now - max(starts) / 1000.0) if starts else None
+    return ev.evaluate_task_placement(local, flows_here, views, errors, bool(all_hosts), thresholds, started_ago)
+
+
+def _heartbeats(snap, token_map, parameters, endpoint, host, flows, targets, now, thresholds, deadline):
     """Local scrape first; the other driver hosts only when a heartbeat partition or a herder into
     a flow's source is not found here (a heartbeat partition lives on exactly one host)."""
     if flows is None:
@@ -317,18 +360,13 @@ def _heartbeats(snap, configs, token_map, parameters, endpoint, host, flows, pro
     all_hosts = cfg.driver_hosts(token_map)
     peers = [h for h in all_hosts if h.lower() != host.lower()]
     if need_peers and peers:
-        timeout = cfg.param_float(parameters, P_TIMEOUT, DEFAULT_TIMEOUT)
-        urls = dict((fetcher.with_names(endpoint.url(h), ALL_FAMILIES), h) for h in peers)
-        got = fetcher.fetch_many(list(urls), timeout, cfg.param_float(parameters, P_CACHE, DEFAULT_CACHE),
-                                 ca_file=endpoint.ca_file, verify=endpoint.verify,
-                                 username=endpoint.username, password=endpoint.password)
-        for url in sorted(got, key=lambda u: urls[u]):
-            peer = urls[url]
-            res = got[url]
+        got = _fetch_peers(endpoint, peers, parameters, deadline)
+        for peer in sorted(got):
+            res = got[peer]
             if not res.ok:
                 errors[peer] = res.error
                 continue
-            psnap = m.Snapshot(res.text, FAMILIES[HEARTBEAT], res.at, url)
+            psnap = m.Snapshot(res.text, FAMILIES[HEARTBEAT], res.at, res.url)
             views.append((peer, ev.heartbeat_samples(psnap)))
             for key, value in ev.herders(psnap).items():
                 entry = herder_map.setdefault(key, value)

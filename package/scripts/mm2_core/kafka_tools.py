@@ -6,6 +6,7 @@ encoding: STRING = int16 length + UTF-8, integers big-endian).
 """
 import json
 import re
+import shlex
 import struct
 
 from mm2_core import text as _t   # the module: alert reloads drop mm2_core modules (Python 2 clears
@@ -13,6 +14,7 @@ from mm2_core import text as _t   # the module: alert reloads drop mm2_core modu
 
 MM2_FORMATTERS_VERSION = (2, 7, 0)     # org.apache.kafka.connect.mirror.formatters.*
 PRODUCER_BOOTSTRAP_VERSION = (2, 5, 0)  # console producer --bootstrap-server (KIP-499)
+GET_OFFSETS_VERSION = (3, 0, 0)         # bin/kafka-get-offsets.sh with --command-config (KIP-635)
 
 HEARTBEAT_FORMATTER = "org.apache.kafka.connect.mirror.formatters.HeartbeatFormatter"
 CHECKPOINT_FORMATTER = "org.apache.kafka.connect.mirror.formatters.CheckpointFormatter"
@@ -54,14 +56,18 @@ def console_producer(kafka_home, version_tuple, bootstrap, config_path, topic):
 
 
 def console_consumer(kafka_home, version_tuple, bootstrap, config_path, topic, mode="text",
-                     timeout_ms=10000, max_messages=None):
-    """Read topic from the beginning until it is idle for timeout_ms.
+                     timeout_ms=10000, max_messages=None, partition=None, offset=None):
+    """Read topic from the beginning (or partition from offset) until it is idle for timeout_ms
+    or max_messages were read. A topic written to continuously (heartbeats) is never idle: bound
+    such reads with max_messages (see tail_reads).
 
     mode: 'text' (values), 'keyed' (key<TAB>value: status topics), 'heartbeat' and
     'checkpoint' (MM2 records: through MM2's formatters from 2.7, else as escaped bytes).
     """
+    start = ["--from-beginning"] if partition is None else ["--partition", str(int(partition)),
+                                                            "--offset", str(int(offset or 0))]
     args = [tool(kafka_home, "kafka-console-consumer.sh"), "--bootstrap-server", bootstrap,
-            "--consumer.config", config_path, "--topic", topic, "--from-beginning",
+            "--consumer.config", config_path, "--topic", topic] + start + [
             "--timeout-ms", str(int(timeout_ms)),
             # reading must never create the topic (auto.create.topics.enable on the broker)
             "--consumer-property", "allow.auto.create.topics=false"]
@@ -77,6 +83,40 @@ def console_consumer(kafka_home, version_tuple, bootstrap, config_path, topic, m
     elif mode == "keyed":
         args += ["--property", "print.key=true"]
     return args
+
+
+def end_offsets_command(kafka_home, version_tuple, bootstrap, config_path, topic):
+    """kafka-get-offsets.sh (latest offsets of topic's partitions), or None before Kafka 3.0."""
+    if tuple(version_tuple) < GET_OFFSETS_VERSION:
+        return None
+    return [tool(kafka_home, "kafka-get-offsets.sh"), "--bootstrap-server", bootstrap,
+            "--command-config", config_path, "--topic", topic]
+
+
+_OFFSET_LINE = re.compile(r"^(\S+):(\d+):(-?\d+)$")
+
+
+def parse_end_offsets(output, topic):
+    """{partition: end offset} from kafka-get-offsets output lines `topic:partition:offset`."""
+    offsets = {}
+    for line in output.splitlines():
+        m = _OFFSET_LINE.match(line.strip())
+        if m and m.group(1) == topic and int(m.group(3)) >= 0:
+            offsets[int(m.group(2))] = int(m.group(3))
+    return offsets
+
+
+def tail_reads(end_offsets, records):
+    """[(partition, from offset, count)]: the last `records` records of every non-empty partition.
+    Reading count records from there ends even while writers keep appending (a compacted topic
+    with gaps ends as soon as new records fill them, or when it goes idle)."""
+    reads = []
+    for partition in sorted(end_offsets):
+        end = end_offsets[partition]
+        if end > 0:
+            start = max(0, end - records)
+            reads.append((partition, start, end - start))
+    return reads
 
 
 def consumer_groups_reset_hint(kafka_home, bootstrap, config_path, csv_path, groups):
@@ -283,6 +323,17 @@ def offsets_csv(checkpoints, with_group):
 
 _FILE_REF = re.compile(r"\$\{file:([^}:]+):([^}]+)\}")
 _CLIENT_SECURITY = ("security.protocol", "sasl.", "ssl.")
+
+
+def tool_system_properties(jvm_opts):
+    """The -D system properties of kafka-mm2-env/mm2_jvm_opts, for the Kafka tools the service
+    check and custom commands run: they must log in the way MM2 does (e.g.
+    -Djava.security.krb5.conf for a realm outside /etc/krb5.conf); heap and GC options stay MM2's."""
+    try:
+        tokens = shlex.split(jvm_opts or "")
+    except ValueError:
+        return []
+    return [t for t in tokens if t.startswith("-D")]
 
 
 def client_properties(properties, alias, secrets=None):

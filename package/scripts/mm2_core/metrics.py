@@ -26,9 +26,13 @@ HERDER_UP = "mm2_herder_up"                                    # labels source, 
 HERDER_START = "mm2_herder_start_time_ms"
 CONNECTOR_STATUS = "mm2_connector_status"
 TASK_STATUS = "mm2_task_status"
-# written by the exporter itself
+# written by the exporter itself. Every complete scrape carries jmx_scrape_error: a payload
+# without it was cut off (or is not the exporter's). The alerts' name[] filter must keep these
+# names: exporter 0.x calls the JMX collector only when a filter name is one it registered
+# (the two scrape series), so without them a filtered scrape returns no MM2 series at all.
 SCRAPE_ERROR = "jmx_scrape_error"
 SCRAPE_DURATION = "jmx_scrape_duration_seconds"
+END_OF_SCRAPE = SCRAPE_ERROR
 
 # MM2's windowed statistics (-avg, -max) cover metrics.num.samples x metrics.sample.window.ms,
 # by default 2 x 30 s: a NaN there means nothing happened on that partition for up to a minute.
@@ -54,7 +58,12 @@ def _parse_value(text):
             return None
 
 
+_ESCAPES = {"\\": "\\", "n": "\n", '"': '"'}
+
+
 def _unescape(value):
+    """The text format's label escapes: \\\\, \\" and \\n; any other backslash stays as written
+    (what Prometheus and prometheus_client do)."""
     if "\\" not in value:
         return value
     out = []
@@ -62,9 +71,8 @@ def _unescape(value):
     n = len(value)
     while i < n:
         c = value[i]
-        if c == "\\" and i + 1 < n:
-            nxt = value[i + 1]
-            out.append("\n" if nxt == "n" else nxt)
+        if c == "\\" and i + 1 < n and value[i + 1] in _ESCAPES:
+            out.append(_ESCAPES[value[i + 1]])
             i += 2
         else:
             out.append(c)
@@ -72,12 +80,31 @@ def _unescape(value):
     return "".join(out)
 
 
+def kafka_topic_tag(topic):
+    """The topic tag Kafka's client metrics write for a topic: '.' becomes '_' (every version,
+    FetchManagerMetrics / Sanitizer), so lag series must be joined on this form."""
+    return topic.replace(".", "_") if topic else topic
+
+
+def incomplete_scrape(text):
+    """None for a complete exporter scrape, else why it is not one."""
+    if not text:
+        return "the endpoint answered with an empty body"
+    if not text.endswith("\n"):
+        return "the answer was cut off in the middle of a line"
+    if ("\n" + END_OF_SCRAPE + " ") not in text and not text.startswith(END_OF_SCRAPE + " "):
+        return ("the answer lacks the exporter's own %s series, so the scrape was cut off or this is not the "
+                "JMX exporter" % END_OF_SCRAPE)
+    return None
+
+
 def parse_labels(text):
     """'a="1",b="x\\"y"' -> {'a': '1', 'b': 'x"y'}; raises ValueError on malformed text."""
     if not text:
         return {}
-    if "\\" not in text and '", ' not in text:
-        # fast path (what exporters write): no escapes, so '",' can only end a value
+    if _plain(text):
+        # fast path (what exporters write): without escapes every '"' is a delimiter, so '",'
+        # ends a value unless the quote opens one that starts with a comma ('=",')
         body = text.rstrip(",")
         if body.endswith('"'):
             try:
@@ -134,7 +161,7 @@ def fields(samples, keys):
     layout = None      # (number of parts, ((index, prefix, prefix length), ...))
     nkeys = len(keys)
     for text, value in samples:
-        if layout is not None and text.endswith('"') and "\\" not in text:
+        if layout is not None and text.endswith('"') and "\\" not in text and '=",' not in text:
             parts = text[:-1].split('",')
             if len(parts) == layout[0]:
                 vals = []
@@ -154,8 +181,14 @@ def fields(samples, keys):
     return out
 
 
+def _plain(text):
+    """Label text the split on '",' reads correctly: no escapes, no value starting with a comma,
+    no ', ' separators."""
+    return "\\" not in text and '=",' not in text and '", ' not in text
+
+
 def _layout(text, keys):
-    if not text.endswith('"') or "\\" in text or '", ' in text:
+    if not text.endswith('"') or not _plain(text):
         return None
     names = [part.split('="', 1)[0] for part in text[:-1].split('",')]
     spec = []
@@ -197,11 +230,15 @@ def scan(text, families):
 
 
 def _scan_block(lines, family, out):
-    """Append (label text, value) of the lines that are samples of exactly this family."""
+    """Append (label text, value) of the lines that are samples of exactly this family.
+
+    Label texts are normalised to the 1.x layout (0.x writes a trailing comma in every label
+    set), so both layouts take the same fast paths; a series written twice counts once (the
+    last value wins, as in a Prometheus server)."""
     head = family + "{"
     cut = len(head)
     bare = family + " "
-    append = out.append
+    seen = {}
     for line in lines:
         if line.startswith(head):
             end = line.rfind("}")
@@ -212,9 +249,21 @@ def _scan_block(lines, family, out):
                 value = float(rest)
             except ValueError:
                 value = _parse_value(rest)
-            append((line[cut:end], value))
+            if line[end - 1] == ",":
+                text = line[cut:end - 1]
+            else:
+                text = line[cut:end]
         elif line.startswith(bare):
-            append(("", _parse_value(line[len(bare):])))
+            text = ""
+            value = _parse_value(line[len(bare):])
+        else:
+            continue
+        index = seen.get(text)
+        if index is None:
+            seen[text] = len(out)
+            out.append((text, value))
+        else:
+            out[index] = (text, value)
 
 
 class LabelCache(object):

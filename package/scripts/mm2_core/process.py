@@ -33,6 +33,7 @@ PID_FILE = "mirrormaker2.pid"
 LOG_FILE = "mirrormaker.log"      # written by log4j (name fixed in both logging templates)
 OUT_FILE = "mirrormaker.out"      # stdout/stderr of the JVM (crashes before log4j is up)
 STARTED_MARKER = "Kafka MirrorMaker started"   # logged by MirrorMaker.start() on every version
+INITIALIZING_MARKER = "Kafka MirrorMaker initializing"   # logged by MirrorMaker.main() first, every version
 
 RUNNING = "running"
 NO_PID_FILE = "no pid file"
@@ -41,8 +42,10 @@ DEAD = "dead"
 NOT_OURS = "not ours"
 
 # Start: once alive, how long without the STARTED_MARKER before we accept a live process
-# anyway (the operator may have lowered the log level). MM2 exits within a few seconds on
-# bad configuration, so a process alive this long got past configuration parsing.
+# anyway (the operator may have lowered the log level or logs elsewhere). Only when the log
+# does not show MM2 initializing: then the started line (or the exit) is awaited, because a
+# real MM2 may spend longer than this scanning plugins before it reaches the clusters and
+# fails on a wrong password.
 DEFAULT_SETTLE_SECONDS = 8
 KILL_WAIT_SECONDS = 10
 
@@ -290,7 +293,8 @@ def wait_started(pid_file, props_path, timeout, log_path=None, log_offset=0, res
     """Wait until the MM2 just launched is up.
 
     Up means: alive, its REST listener answering when internal REST is on, and either the
-    "started" line in the log since log_offset or alive for `settle` seconds. Outcome states:
+    "started" line in the log since log_offset or, while the log shows no "initializing" line
+    of this start either, alive for `settle` seconds. Outcome states:
     'started', 'exited', 'timeout', 'not-ours', 'no-pid'.
     """
     begin = clock()
@@ -306,9 +310,11 @@ def wait_started(pid_file, props_path, timeout, log_path=None, log_offset=0, res
             if alive_since is None:
                 alive_since = now
             logged = bool(log_path) and log_has_marker(log_path, log_offset)
+            initializing = not logged and bool(log_path) and log_has_marker(log_path, log_offset,
+                                                                            INITIALIZING_MARKER)
             if listener and not http_check(*listener):
                 waiting_for = "the internal REST listener %s to answer" % rest_url
-            elif not logged and now - alive_since < settle:
+            elif not logged and (initializing or now - alive_since < settle):
                 waiting_for = "'%s' in %s" % (STARTED_MARKER, log_path)
             else:
                 how = "its log says it started" if logged else \

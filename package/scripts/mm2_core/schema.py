@@ -224,6 +224,10 @@ ENV = ConfigType(names.ENV, "MirrorMaker 2 process environment", [
              value_type="value-list", entries=_choices(("JKS", "PKCS12"))),
     Property("mm2_metrics_ssl_keystore_password", "", "Metrics keystore password",
              "Password of the metrics keystore.", value_type="password"),
+    Property("mm2_metrics_ssl_certificate_alias", "", "Metrics certificate alias",
+             "Alias of the key entry in the metrics keystore that the exporter serves (the exporter's "
+             "httpServer.ssl.certificate.alias, which it requires). Empty: the alias of the keystore's "
+             "only private key.", empty_value_valid=True),
     Property("mm2_metrics_ssl_ca_file", "", "Metrics CA file (PEM)",
              "PEM file with the CA certificates the alerts trust for the exporter's certificate. "
              "Empty: the system CA bundle.", empty_value_valid=True),

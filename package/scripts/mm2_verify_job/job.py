@@ -1,6 +1,6 @@
 """mm2-verify: prove that a MirrorMaker 2 flow A->B lost nothing and kept per-key order.
 
-A self-contained PySpark job (this one file is what spark-submit runs):
+A PySpark job: spark-submit runs this file (its sibling modules come along in the package):
 
     spark-submit [--master yarn] job.py --flow A->B --topics 'orders,payments' \
         --source-dump /dumps/A --target-dump /dumps/B --report r.json --plot r.png
@@ -13,1009 +13,56 @@ the copies on each side, so the comparison is a multiset match:
     matched     min(source copies, target copies)
     duplicates  target copies beyond the source copies (at-least-once replays)
     extra       target records whose content never occurs in the source range
-    missing     source copies with no target copy, outside the pending window
-    pending     source copies with no target copy inside the pending window (in flight)
+    missing     source copies with no target copy: before the partition's last record already on
+                the target (MM2 copies in order: a hole there is lost, whatever its age), or
+                outside the pending window
+    pending     source copies with no target copy after that record and inside the pending
+                window (in flight)
     order       a matched record whose first target copy precedes the first target copy of
                 an earlier (in source order) record with the same key
 
 Only per-partition aggregates ever reach the driver.  Exit status: 0 ok, 1 loss or disorder
 found (see --fail-on), 2 bad input, 3 the job could not run (Spark or Kafka failure).
 
+The code is cut along its seams, one direction of dependency (spec <- inputs <- offsets <-
+compare -> report; this module, the command line, on top):
+    spec.py     the run specification: constants, times, MM2 topic naming and selection (pure)
+    inputs.py   Spark's Kafka source options, the connector, the session, dumps and their checks
+    compare.py  the comparison (one shuffle) and the checks that read its aggregates
+    offsets.py  failover offsets: MM2 checkpoints against committed offsets
+    report.py   counts, statuses, the JSON report, the table and the plot
+This module re-exports their public names (mm2_verify_job.job.X keeps working).
+
 Imports on Python 2.7 and 3 without pyspark (the Ambari agent and the off-cluster CLI import
 its pure helpers); pyspark is imported only when a comparison runs.
 """
 import argparse
-import calendar
 import json
-import re
+import os
 import sys
 import time
 import traceback
 
-REPORT_VERSION = 1
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_RUNTIME = 0, 1, 2, 3
-
-# Spark's Kafka source schema (KafkaRecordToRowConverter.kafkaSchema(includeHeaders=true)).
-KAFKA_COLUMNS = (
-    ("key", "binary"),
-    ("value", "binary"),
-    ("topic", "string"),
-    ("partition", "int"),
-    ("offset", "bigint"),
-    ("timestamp", "timestamp"),
-    ("timestampType", "int"),
-    ("headers", "array<struct<key:string,value:binary>>"),
-)
-OPTIONAL_COLUMNS = ("timestampType", "headers")
-# A dump may carry the timestamp as epoch milliseconds instead of a timestamp.
-ACCEPTED_TYPES = {"timestamp": ("timestamp", "bigint")}
-
-MATCH_FIELDS = ("key", "value", "headers", "timestamp")
-FAIL_CHOICES = ("missing", "order", "pending", "duplicates", "extra")
-DEFAULT_FAIL_ON = ("missing", "order")
-POLICIES = ("prefixed", "identity")
-
-# Never verified: MM2's internal topics (DefaultReplicationPolicy.isInternalTopic) and
-# heartbeats, which are compacted and rewritten on both sides.
-ALWAYS_EXCLUDED = (r".*[.\-]internal", r"__.*", r"\..*", r"heartbeats")
-
-# Kafka consumer settings Spark's Kafka source sets itself and refuses from users.
-SPARK_MANAGED_KAFKA_KEYS = ("group.id", "auto.offset.reset", "key.deserializer",
-                            "value.deserializer", "enable.auto.commit", "interceptor.classes")
-
-# Data source options Spark must redact from plans and the UI (default is only "(?i)url").
-REDACTION_REGEX = r"(?i)url|password|secret|token|jaas|credential"
-
-
-class BadInput(Exception):
-    """Input the operator must fix; the message says what and how."""
-
-
-# ---------------------------------------------------------------- time and durations
-
-_DURATION_UNITS = {"ms": 1, "s": 1000, "m": 60000, "h": 3600000, "d": 86400000}
-_ISO = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?"
-                  r"\s*(Z|[+-]\d{2}:?\d{2})?$")
-
-
-def parse_duration_ms(text, what="duration"):
-    """'90s', '5m', '2h', '1d', '250ms' or a bare number of milliseconds -> int ms."""
-    if isinstance(text, int):
-        return text
-    value = str(text).strip().lower()
-    match = re.match(r"^(\d+)\s*(ms|s|m|h|d)?$", value)
-    if not match:
-        raise BadInput("%s: %r is not a duration; use e.g. 60s, 5m, 2h, 1d or milliseconds" % (what, text))
-    return int(match.group(1)) * _DURATION_UNITS[match.group(2) or "ms"]
-
-
-def format_duration(ms):
-    """Shortest exact form: 60000 -> '1m', 1500 -> '1500ms'."""
-    for unit in ("d", "h", "m", "s"):
-        size = _DURATION_UNITS[unit]
-        if ms and ms % size == 0:
-            return "%d%s" % (ms // size, unit)
-    return "%dms" % ms
-
-
-def parse_time_ms(text, now_ms, what="time"):
-    """now, -30m (relative), epoch milliseconds, or ISO-8601 (UTC unless an offset is given)."""
-    value = str(text).strip()
-    if value == "now":
-        return now_ms
-    if value.startswith("-"):
-        return now_ms - parse_duration_ms(value[1:], what)
-    if re.match(r"^\d{11,}$", value):
-        return int(value)
-    match = _ISO.match(value)
-    if not match:
-        raise BadInput("%s: %r is not a time; use now, -30m, epoch milliseconds or "
-                       "ISO-8601 like 2024-05-01T10:00:00Z" % (what, text))
-    year, month, day, hour, minute, second, frac, zone = match.groups()
-    seconds = calendar.timegm((int(year), int(month), int(day), int(hour or 0), int(minute or 0),
-                               int(second or 0), 0, 0, 0))
-    millis = int((frac or "0").ljust(3, "0")[:3])
-    if zone and zone != "Z":
-        sign = -1 if zone[0] == "-" else 1
-        digits = zone[1:].replace(":", "")
-        seconds -= sign * (int(digits[:2]) * 3600 + int(digits[2:]) * 60)
-    return seconds * 1000 + millis
-
-
-def format_ms(ms):
-    if ms is None:
-        return None
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + ".%03dZ" % (ms % 1000)
-
-
-# ---------------------------------------------------------------- topic names
-
-def parse_flow(text):
-    """'A->B' -> ('A', 'B')."""
-    parts = [p.strip() for p in str(text).split("->")]
-    if len(parts) != 2 or not all(re.match(r"^[A-Za-z0-9_\-]+$", p) for p in parts) or parts[0] == parts[1]:
-        raise BadInput("--flow %r: expected SOURCE->TARGET with two different cluster aliases, "
-                       "e.g. primary->backup" % (text,))
-    return parts[0], parts[1]
-
-
-def remote_topic(source_alias, topic, policy="prefixed", separator="."):
-    """The mirrored name MM2 gives `topic` of cluster `source_alias` on the target.
-
-    prefixed = DefaultReplicationPolicy (alias + separator + topic); identity =
-    IdentityReplicationPolicy (unchanged, except heartbeats which stay prefixed).
-    """
-    if policy == "identity" and not topic.endswith("heartbeats"):
-        return topic
-    return source_alias + separator + topic
-
-
-def upstream_topic(source_alias, target_topic, policy="prefixed", separator="."):
-    """Inverse of remote_topic: the source topic a target topic mirrors, or None."""
-    if policy == "identity" and not target_topic.endswith("heartbeats"):
-        return target_topic
-    prefix = source_alias + separator
-    return target_topic[len(prefix):] if target_topic.startswith(prefix) else None
-
-
-def split_patterns(text):
-    """MM2 list syntax: comma-separated Java regexes (a list is taken as is)."""
-    if text is None:
-        return []
-    items = text if isinstance(text, (list, tuple)) else str(text).split(",")
-    return [p.strip() for p in items if p and p.strip()]
-
-
-def source_excludes(excludes, target_alias, policy, separator):
-    """User excludes + MM2 internals + what MM2 never replicates A->B (cycles back into B)."""
-    result = list(excludes) + list(ALWAYS_EXCLUDED) + [r".*" + java_quote(separator) + "heartbeats"]
-    if policy == "prefixed":
-        result.append(java_quote(target_alias + separator) + ".*")
-    return result
-
-
-def java_quote(text):
-    """Pattern.quote: literal text inside a Java (and Python) regex."""
-    return "".join("\\" + c if not c.isalnum() and c != "_" else c for c in text)
-
-
-def java_topic_pattern(includes, excludes, prefix=""):
-    """One Java regex for Spark's subscribePattern (Spark full-matches topic names)."""
-    include = "|".join("(?:%s)" % p for p in includes) or ".*"
-    exclude = "|".join("(?:%s)" % p for p in excludes)
-    body = ("(?!(?:%s)$)" % exclude if exclude else "") + "(?:%s)" % include
-    return java_quote(prefix) + body
-
-
-def topic_matcher(includes, excludes):
-    """Python predicate with the same full-match semantics as the Java pattern."""
-    inc = [re.compile("(?:%s)\\Z" % p) for p in (includes or [".*"])]
-    exc = [re.compile("(?:%s)\\Z" % p) for p in excludes]
-
-    def matches(topic):
-        return any(r.match(topic) for r in inc) and not any(r.match(topic) for r in exc)
-    return matches
-
-
-# ---------------------------------------------------------------- the run specification
-
-def _offsets_value(value, what):
-    """Spark's offsets JSON ({"t":{"0":23}}) given as text, @file or a dict -> dict."""
-    if value is None or isinstance(value, dict):
-        return value
-    text = str(value)
-    if text.startswith("@"):
-        try:
-            with open(text[1:]) as handle:
-                text = handle.read()
-        except (IOError, OSError) as exc:
-            raise BadInput("%s: cannot read %s: %s" % (what, text[1:], exc))
-    try:
-        parsed = json.loads(text)
-    except ValueError as exc:
-        raise BadInput("%s: not JSON (%s); expected Spark's format {\"topic\":{\"0\":23,\"1\":-2}}" % (what, exc))
-    if not isinstance(parsed, dict) or not all(
-            isinstance(v, dict) and all(re.match(r"^\d+$", str(p)) and isinstance(o, int) for p, o in v.items())
-            for v in parsed.values()):
-        raise BadInput("%s: expected {\"topic\":{\"partition\":offset,...}} with integer offsets "
-                       "(-2 earliest, -1 latest)" % what)
-    return dict((t, dict((int(p), o) for p, o in v.items())) for t, v in parsed.items())
-
-
-def _input_spec(side, raw):
-    """{'kind': 'kafka', 'options': {...}} or {'kind': 'parquet'|'json', 'path': p}."""
-    raw = dict(raw or {})
-    kind = raw.get("kind") or ("kafka" if raw.get("options") else None)
-    if kind is None and raw.get("path"):
-        path = raw["path"]
-        kind = "json" if re.search(r"\.(json|jsonl|ndjson)$", path) else "parquet"
-    if kind == "kafka":
-        options = dict((str(k)[6:] if str(k).startswith("kafka.") else str(k), str(v))
-                       for k, v in (raw.get("options") or {}).items())
-        if not options.get("bootstrap.servers"):
-            raise BadInput("%s: no Kafka bootstrap servers; give --%s-bootstrap host:port or "
-                           "--%s-dump PATH" % (side, side, side))
-        refused = sorted(k for k in options if k in SPARK_MANAGED_KAFKA_KEYS)
-        if refused:
-            raise BadInput("%s Kafka option(s) %s are managed by Spark's Kafka source; remove them"
-                           % (side, ", ".join(refused)))
-        return {"kind": "kafka", "options": options}
-    if kind in ("parquet", "json"):
-        if not raw.get("path"):
-            raise BadInput("%s: a %s dump needs a path" % (side, kind))
-        return {"kind": kind, "path": raw["path"]}
-    raise BadInput("%s: give a dump (--%s-dump PATH) or Kafka settings (--%s-bootstrap)" % (side, side, side))
-
-
-def _given(raw, key, default):
-    value = raw.get(key)
-    return default if value is None or value == "" else value
-
-
-def normalize_spec(raw, now_ms):
-    """Validate one verification (a dict: CLI flags or one entry of a --plan file)."""
-    source_alias, target_alias = parse_flow(raw.get("flow", ""))
-    policy = raw.get("policy") or "prefixed"
-    if policy not in POLICIES:
-        raise BadInput("policy %r: use prefixed (DefaultReplicationPolicy) or identity "
-                       "(IdentityReplicationPolicy)" % policy)
-    separator = raw.get("separator") or "."
-    match_on = split_patterns(raw.get("match_on")) or list(MATCH_FIELDS)
-    unknown = [f for f in match_on if f not in MATCH_FIELDS]
-    if unknown or not ("key" in match_on or "value" in match_on):
-        raise BadInput("match_on %s: choose among %s and keep key or value" % (",".join(match_on), ",".join(MATCH_FIELDS)))
-    fail_on = split_patterns(raw.get("fail_on")) or list(DEFAULT_FAIL_ON)
-    if [f for f in fail_on if f not in FAIL_CHOICES]:
-        raise BadInput("fail_on %s: choose among %s" % (",".join(fail_on), ",".join(FAIL_CHOICES)))
-    starting = _offsets_value(raw.get("starting_offsets"), "starting offsets")
-    ending = _offsets_value(raw.get("ending_offsets"), "ending offsets")
-    since, until = raw.get("since"), raw.get("until")
-    if (starting or ending) and (since or until):
-        raise BadInput("give either a time range (--since/--until) or an offset range "
-                       "(--starting-offsets/--ending-offsets), not both")
-    if ending and not starting or starting and not ending:
-        raise BadInput("an offset range needs both --starting-offsets and --ending-offsets")
-    if starting and sorted(starting) != sorted(ending):
-        raise BadInput("starting and ending offsets must name the same topics")
-    mode = "offsets" if starting else "time" if (since or until) else "all"
-    since_ms = parse_time_ms(since, now_ms, "--since") if since else None
-    until_ms = parse_time_ms(until, now_ms, "--until") if until else (now_ms if since else None)
-    if since_ms is not None and until_ms is not None and since_ms >= until_ms:
-        raise BadInput("--since %s is not before --until %s" % (format_ms(since_ms), format_ms(until_ms)))
-    pending_records = int(raw.get("pending_records") or 0)
-    if pending_records < 0:
-        raise BadInput("--pending-records must be 0 or more")
-    return {
-        "flow": source_alias + "->" + target_alias,
-        "source_alias": source_alias,
-        "target_alias": target_alias,
-        "policy": policy,
-        "separator": separator,
-        "topics": split_patterns(raw.get("topics")) or [".*"],
-        "topics_exclude": split_patterns(raw.get("topics_exclude")),
-        "source": _input_spec("source", raw.get("source")),
-        "target": _input_spec("target", raw.get("target")),
-        "mode": mode,
-        "since_ms": since_ms,
-        "until_ms": until_ms,
-        "starting_offsets": starting,
-        "ending_offsets": ending,
-        "pending_window_ms": parse_duration_ms(_given(raw, "pending_window", "60s"), "--pending-window"),
-        "pending_records": pending_records,
-        "target_slack_ms": parse_duration_ms(_given(raw, "target_slack", "5m"), "--target-slack"),
-        "match_on": match_on,
-        "fail_on": fail_on,
-        "allow_empty": bool(raw.get("allow_empty")),
-    }
-
-
-# ---------------------------------------------------------------- Kafka source options
-
-def spark_version_tuple(version):
-    return tuple(int(x) for x in re.findall(r"\d+", version)[:2])
-
-
-def kafka_read_options(client_options, pattern=None, assign=None, starting=None, ending=None,
-                       start_ms=None, end_ms=None, spark_version="3.5.0"):
-    """Options for spark.read.format("kafka") (batch).
-
-    client_options are Kafka consumer settings without the kafka. prefix (security included);
-    either a subscribePattern or an assignment {topic: [partitions]}; an offset range (Spark
-    offsets JSON dicts) or a time range (epoch ms; Spark 3.2+, older Sparks read everything
-    and the job filters by timestamp).
-    """
-    options = dict(("kafka." + k, v) for k, v in client_options.items())
-    # Compare what consumers see: aborted transactions (exactly-once MM2 writes transactionally)
-    # are neither source records nor mirrored copies.
-    options.setdefault("kafka.isolation.level", "read_committed")
-    options["includeHeaders"] = "true"
-    options["failOnDataLoss"] = "false"  # records aged out mid-read are not replication loss
-    if assign:
-        options["assign"] = json.dumps(dict((t, sorted(p)) for t, p in assign.items()), sort_keys=True)
-    else:
-        options["subscribePattern"] = pattern
-    if starting is not None:
-        options["startingOffsets"] = json.dumps(_offsets_json(starting), sort_keys=True)
-        options["endingOffsets"] = json.dumps(_offsets_json(ending), sort_keys=True)
-    elif spark_version_tuple(spark_version) >= (3, 2) and (start_ms is not None or end_ms is not None):
-        if start_ms is not None:
-            options["startingTimestamp"] = str(start_ms)
-            options["startingOffsetsByTimestampStrategy"] = "latest"
-        if end_ms is not None:
-            options["endingTimestamp"] = str(end_ms)
-    return options
-
-
-def _offsets_json(offsets):
-    return dict((t, dict((str(p), o) for p, o in v.items())) for t, v in offsets.items())
-
-
-# ---------------------------------------------------------------- Spark side
-
-def kafka_schema():
-    """The StructType Spark's Kafka source produces with includeHeaders=true."""
-    from pyspark.sql import types as T
-    return T.StructType([
-        T.StructField("key", T.BinaryType()),
-        T.StructField("value", T.BinaryType()),
-        T.StructField("topic", T.StringType()),
-        T.StructField("partition", T.IntegerType()),
-        T.StructField("offset", T.LongType()),
-        T.StructField("timestamp", T.TimestampType()),
-        T.StructField("timestampType", T.IntegerType()),
-        T.StructField("headers", T.ArrayType(T.StructType([
-            T.StructField("key", T.StringType()),
-            T.StructField("value", T.BinaryType())]))),
-    ])
-
-
-def schema_problems(fields, where):
-    """[message] for columns a dump lacks or types it gets wrong; fields = [(name, simpleString)]."""
-    actual = dict(fields)
-    problems = []
-    for name, expected in KAFKA_COLUMNS:
-        if name not in actual:
-            if name not in OPTIONAL_COLUMNS:
-                problems.append("%s: column %s (%s) is missing" % (where, name, expected))
-            continue
-        allowed = ACCEPTED_TYPES.get(name, (expected,))
-        if actual[name] not in allowed:
-            problems.append("%s: column %s is %s, expected %s" % (where, name, actual[name], " or ".join(allowed)))
-    return problems
-
-
-def build_session(master=None, app_name="mm2-verify", shuffle_partitions=None):
-    """The session; master only when asked (spark-submit's --master / spark-defaults win)."""
-    from pyspark.sql import SparkSession
-    builder = SparkSession.builder.appName(app_name)
-    if master:
-        builder = builder.master(master)
-    builder = builder.config("spark.sql.redaction.options.regex", REDACTION_REGEX).config(
-        "spark.ui.showConsoleProgress", "false")
-    if shuffle_partitions:
-        builder = builder.config("spark.sql.shuffle.partitions", str(shuffle_partitions))
-    session = builder.getOrCreate()
-    session.sparkContext.setLogLevel("WARN")  # the summary, not Spark's INFO chatter, is the output
-    return session
-
-
-def read_dump(spark, spec, where):
-    reader = spark.read
-    try:
-        if spec["kind"] == "json":
-            frame = reader.schema(kafka_schema()).option("mode", "FAILFAST").json(spec["path"])
-        else:
-            frame = reader.parquet(spec["path"])
-    except Exception as exc:  # AnalysisException: path missing, not parquet, ...
-        raise BadInput("%s dump %s cannot be read as %s: %s" % (where, spec["path"], spec["kind"],
-                                                                 _first_line(exc)))
-    problems = schema_problems([(f.name, f.dataType.simpleString()) for f in frame.schema.fields],
-                               "%s dump %s" % (where, spec["path"]))
-    if problems:
-        raise BadInput("; ".join(problems) + " (dumps use the columns of Spark's Kafka source)")
-    return frame
-
-
-def read_kafka(spark, options, where):
-    try:
-        return spark.read.format("kafka").options(**options).load()
-    except Exception as exc:
-        text = str(exc)
-        if "kafka" in text.lower() and ("Failed to find data source" in text or "DATA_SOURCE_NOT_FOUND" in text):
-            raise BadInput(
-                "%s: Spark's Kafka connector is not on the classpath. Add it to spark-submit "
-                "(--packages org.apache.spark:spark-sql-kafka-0-10_<scala>:<spark version>, or --jars "
-                "with spark-sql-kafka-0-10, kafka-clients, commons-pool2 and spark-token-provider-kafka), "
-                "or verify offline dumps with --source-dump/--target-dump." % where)
-        raise
-
-
-def _first_line(exc):
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
-
-
-def _functions():
-    from pyspark.sql import functions as F
-    return F
-
-
-def fingerprint(F, columns):
-    """Two hash columns (about 96 independent bits) over the content columns.
-
-    Nulls are hashed as "skip" by Spark, so callers pass null flags next to nullable columns.
-    """
-    if hasattr(F, "xxhash64"):  # Spark 3.0+
-        return F.xxhash64(*columns), F.hash(*columns)
-    # Spark 2.x: murmur3 only; salts first so the hashes are independent.
-    high = F.hash(F.lit("mm2-verify-a"), *columns).cast("long")
-    low = F.hash(F.lit("mm2-verify-b"), *columns).cast("long")
-    return F.shiftLeft(high, 32).bitwiseOR(low.bitwiseAND(F.lit(0xFFFFFFFF))), F.hash(F.lit("mm2-verify-c"), *columns)
-
-
-def narrow(frame, spec, topic_expr):
-    """The few columns the comparison needs: topic (source name), partition, offset, ts_ms,
-    fp1/fp2 (content fingerprint) and kh (key hash)."""
-    F = _functions()
-    names = set(f.name for f in frame.schema.fields)
-    timestamp_type = dict((f.name, f.dataType.simpleString()) for f in frame.schema.fields)["timestamp"]
-    if timestamp_type == "bigint":
-        ts_ms = F.col("timestamp")
-    else:  # micros as double, rounded to the millisecond Kafka stores
-        ts_ms = F.round(F.col("timestamp").cast("double") * 1000).cast("long")
-    key, value = F.col("key"), F.col("value")
-    # A side without a headers column compares like records without headers.
-    headers = F.col("headers") if "headers" in names else F.lit(None).cast(dict(KAFKA_COLUMNS)["headers"])
-    parts = []
-    if "key" in spec["match_on"]:
-        parts += [key, F.isnull(key)]
-    if "value" in spec["match_on"]:
-        parts += [value, F.isnull(value)]
-    if "headers" in spec["match_on"]:
-        # Spark's Kafka source gives null for "no headers"; a dump may hold an empty array.
-        parts += [F.when(F.size(headers) > 0, headers), F.coalesce(F.when(F.size(headers) > 0, F.size(headers)), F.lit(0))]
-    if "timestamp" in spec["match_on"]:
-        parts += [ts_ms]
-    fp1, fp2 = fingerprint(F, parts)
-    kh = fingerprint(F, [key, F.isnull(key)])[0]
-    return frame.select(topic_expr.alias("topic"), F.col("partition"), F.col("offset"),
-                        ts_ms.alias("ts_ms"), fp1.alias("fp1"), fp2.alias("fp2"), kh.alias("kh"))
-
-
-def select_source(spark, spec):
-    """Narrow source records in the range.  Kafka reads only the flow's topics; for a dump the
-    caller picks the topics from the span (one cheap job instead of a separate topic scan)."""
-    F = _functions()
-    src = spec["source"]
-    if src["kind"] == "kafka":
-        if spec["mode"] == "offsets":
-            assign = dict((t, list(p)) for t, p in spec["starting_offsets"].items())
-            options = kafka_read_options(src["options"], assign=assign, starting=spec["starting_offsets"],
-                                         ending=spec["ending_offsets"], spark_version=spark.version)
-        else:
-            options = kafka_read_options(src["options"], pattern=java_topic_pattern(spec["topics"], _excludes(spec)),
-                                         start_ms=spec["since_ms"], end_ms=spec["until_ms"],
-                                         spark_version=spark.version)
-        frame = read_kafka(spark, options, "source")
-    else:
-        frame = read_dump(spark, src, "source")
-    if spec["mode"] == "offsets":
-        frame = frame.where(_offset_condition(F, spec["starting_offsets"], spec["ending_offsets"]))
-    out = narrow(frame, spec, F.col("topic"))
-    if spec["mode"] == "time":
-        out = out.where(_time_condition(F, spec))
-    return out
-
-
-def _excludes(spec):
-    return source_excludes(spec["topics_exclude"], spec["target_alias"], spec["policy"], spec["separator"])
-
-
-def wanted_topics(spec):
-    """Predicate on source topic names: the flow's topics (or the offset range's)."""
-    if spec["mode"] == "offsets":
-        return set(spec["starting_offsets"]).__contains__
-    return topic_matcher(spec["topics"], _excludes(spec))
-
-
-def _offset_condition(F, starting, ending):
-    """Rows of the listed partitions within [start, end) (-2 earliest / -1 latest = open)."""
-    condition = F.lit(False)
-    for topic in sorted(starting):
-        for partition in sorted(starting[topic]):
-            term = (F.col("topic") == topic) & (F.col("partition") == partition)
-            start, end = starting[topic][partition], ending[topic].get(partition, -1)
-            if start >= 0:
-                term = term & (F.col("offset") >= start)
-            if end >= 0:
-                term = term & (F.col("offset") < end)
-            condition = condition | term
-    return condition
-
-
-def _time_condition(F, spec):
-    condition = F.lit(True)
-    if spec["since_ms"] is not None:
-        condition = condition & (F.col("ts_ms") >= spec["since_ms"])
-    if spec["until_ms"] is not None:
-        condition = condition & (F.col("ts_ms") < spec["until_ms"])
-    return condition
-
-
-def select_target(spark, spec, source_topics, span):
-    """Narrow target records of the mirrored topics, renamed back to their source topic."""
-    F = _functions()
-    tgt = spec["target"]
-    prefix = "" if spec["policy"] == "identity" else spec["source_alias"] + spec["separator"]
-    if tgt["kind"] == "kafka":
-        start_ms = end_ms = None
-        if spec["mode"] == "time":
-            start_ms = spec["since_ms"] - spec["target_slack_ms"] if spec["since_ms"] is not None else None
-            end_ms = spec["until_ms"] + spec["target_slack_ms"] if spec["until_ms"] is not None else None
-        elif span and "timestamp" in spec["match_on"]:
-            start_ms = min(s["min_ts"] for s in span.values()) - spec["target_slack_ms"]
-            end_ms = max(s["max_ts"] for s in span.values()) + spec["target_slack_ms"] + 1
-        if spec["mode"] == "offsets":
-            assign = dict((remote_topic(spec["source_alias"], t, spec["policy"], spec["separator"]), list(p))
-                          for t, p in spec["starting_offsets"].items())
-            options = kafka_read_options(tgt["options"], assign=assign, start_ms=start_ms, end_ms=end_ms,
-                                         spark_version=spark.version)
-        else:
-            options = kafka_read_options(tgt["options"], pattern=java_topic_pattern(spec["topics"], _excludes(spec), prefix),
-                                         start_ms=start_ms, end_ms=end_ms, spark_version=spark.version)
-        frame = read_kafka(spark, options, "target")
-    else:
-        frame = read_dump(spark, tgt, "target")
-    if source_topics is not None:
-        mirrored = [remote_topic(spec["source_alias"], t, spec["policy"], spec["separator"]) for t in source_topics]
-        frame = frame.where(F.col("topic").isin(mirrored))
-    elif tgt["kind"] != "kafka":  # Kafka source, dump target: keep the dump's mirrors of wanted topics
-        wanted = wanted_topics(spec)
-        mirrored = []
-        for (name,) in frame.select("topic").distinct().collect():
-            upstream = upstream_topic(spec["source_alias"], name, spec["policy"], spec["separator"])
-            if upstream is not None and wanted(upstream):
-                mirrored.append(name)
-        frame = frame.where(F.col("topic").isin(mirrored))
-    if prefix:
-        upstream = F.expr("substring(topic, %d)" % (len(prefix) + 1))
-    else:
-        upstream = F.col("topic")
-    return narrow(frame, spec, upstream)
-
-
-def compute_span(source):
-    """{(topic, partition): {records, min/max offset, min/max ts}} of the source range."""
-    F = _functions()
-    rows = source.groupBy("topic", "partition").agg(
-        F.count(F.lit(1)).alias("records"), F.min("offset").alias("min_offset"),
-        F.max("offset").alias("max_offset"), F.min("ts_ms").alias("min_ts"),
-        F.max("ts_ms").alias("max_ts")).collect()
-    return dict(((r["topic"], r["partition"]), r.asDict()) for r in rows)
-
-
-def flag_target_range(spark, spec, target, span):
-    """Target records with in_range: whether they belong to the compared range.
-
-    Time ranges apply as given.  Otherwise the range of each target partition is the source
-    partition's timestamp span: a mirrored copy has its source record's timestamp, so nothing
-    outside it can match, and it keeps target records newer than the source read out of "extra".
-    Records outside are only counted (target_outside_range).
-    """
-    F = _functions()
-    if spec["mode"] == "time":
-        return target.withColumn("in_range", _time_condition(F, spec))
-    if "timestamp" not in spec["match_on"]:
-        return target.withColumn("in_range", F.lit(True))  # e.g. LogAppendTime on the target
-    from pyspark.sql import types as T
-    schema = T.StructType([T.StructField("topic", T.StringType()), T.StructField("partition", T.IntegerType()),
-                           T.StructField("lo", T.LongType()), T.StructField("hi", T.LongType())])
-    bounds = spark.createDataFrame([(t, p, s["min_ts"], s["max_ts"]) for (t, p), s in sorted(span.items())], schema)
-    return target.join(F.broadcast(bounds), ["topic", "partition"], "left").withColumn(
-        "in_range", F.coalesce((F.col("ts_ms") >= F.col("lo")) & (F.col("ts_ms") <= F.col("hi")), F.lit(False)))
-
-
-def tail_flag(spark, spec, source, span, tail_end_ms):
-    """Source rows inside the pending window: the last pending_window_ms before the range end
-    (timestamp) or the last pending_records offsets of the partition."""
-    F = _functions()
-    flag = F.lit(False)
-    if spec["pending_window_ms"] > 0 and tail_end_ms is not None:
-        flag = F.col("ts_ms") >= F.lit(tail_end_ms - spec["pending_window_ms"])
-    if spec["pending_records"] > 0 and span:
-        from pyspark.sql import types as T
-        schema = T.StructType([T.StructField("topic", T.StringType()), T.StructField("partition", T.IntegerType()),
-                               T.StructField("tail_from", T.LongType())])
-        tails = spark.createDataFrame(
-            [(t, p, s["max_offset"] + 1 - spec["pending_records"]) for (t, p), s in span.items()], schema)
-        source = source.join(F.broadcast(tails), ["topic", "partition"], "left")
-        flag = flag | (F.col("offset") >= F.col("tail_from"))
-    return source.withColumn("tail", flag)
-
-
-ROWS_PER_SHUFFLE_PARTITION = 1000000  # narrow rows (~70 bytes): a task's share stays small
-
-
-def shuffle_partitions(spark, span):
-    """spark.sql.shuffle.partitions when set explicitly, else sized from the source records
-    (both sides, ~1M narrow rows per task) but never below the default parallelism.  The
-    default 200 costs more in task overhead than it gains on small ranges and small clusters."""
-    conf = spark.sparkContext.getConf()
-    if conf.contains("spark.sql.shuffle.partitions"):
-        return int(conf.get("spark.sql.shuffle.partitions"))
-    rows = 2 * sum(s["records"] for s in span.values())
-    return max(spark.sparkContext.defaultParallelism, -(-rows // ROWS_PER_SHUFFLE_PARTITION))
-
-
-def partition_stats(source, target, partitions=None):
-    """One row per (topic, partition) with every count.  The only wide dependency on the
-    records is one shuffle by (topic, partition, key hash): the content aggregation and the
-    per-key order window both run on it; only per-partition rows reach the driver."""
-    from pyspark.sql import Window
-    F = _functions()
-    columns = ["topic", "partition", "kh", "fp1", "fp2", "offset", "tail", "in_range", "is_src"]
-    both = source.withColumn("is_src", F.lit(1)).withColumn("in_range", F.lit(True)).select(*columns).unionByName(
-        target.withColumn("tail", F.lit(False)).withColumn("is_src", F.lit(0)).select(*columns))
-    is_src = F.col("is_src") == 1
-    is_tgt = (F.col("is_src") == 0) & F.col("in_range")
-    by_key = (F.col("topic"), F.col("partition"), F.col("kh"))
-    spread = both.repartition(partitions, *by_key) if partitions else both.repartition(*by_key)
-    groups = spread.groupBy("topic", "partition", "kh", "fp1", "fp2").agg(
-        F.sum("is_src").alias("s"),
-        F.sum(F.when(is_tgt, 1).otherwise(0)).alias("t"),
-        F.sum(F.when(~is_src & ~F.col("in_range"), 1).otherwise(0)).alias("t_out"),
-        F.sum(F.when(is_src & F.col("tail"), 1).otherwise(0)).alias("s_tail"),
-        F.min(F.when(is_src, F.col("offset"))).alias("s_first"),
-        F.min(F.when(is_tgt, F.col("offset"))).alias("t_first"),
-        F.max(F.when(is_tgt, F.col("offset"))).alias("t_last"))
-    s, t = F.col("s"), F.col("t")
-    deficit = F.greatest(s - t, F.lit(0))
-    # The unmatched copies are the last `deficit` in source order; the tail is a suffix of it.
-    pending = F.least(deficit, F.col("s_tail"))
-    matched = (s > 0) & (t > 0)
-    earlier = Window.partitionBy("topic", "partition", "kh").orderBy("s_first").rowsBetween(
-        Window.unboundedPreceding, -1)
-    overtaken = matched & (F.col("t_first") < F.max(F.when(matched, F.col("t_first"))).over(earlier))
-    per_group = groups.select(
-        "topic", "partition", "kh", "s", "t", "t_out", "t_first", "t_last",
-        F.least(s, t).alias("matched"),
-        (deficit - pending).alias("missing"),
-        pending.alias("pending"),
-        F.when(s > 0, F.greatest(t - s, F.lit(0))).otherwise(0).alias("duplicates"),
-        F.when(s == 0, t).otherwise(0).alias("extra"),
-        F.coalesce(overtaken, F.lit(False)).alias("overtaken"))
-    return per_group.groupBy("topic", "partition").agg(
-        F.sum("s").alias("source_records"),
-        F.sum("t").alias("target_records"),
-        F.sum("t_out").alias("target_outside_range"),
-        F.sum("matched").alias("matched"),
-        F.sum("missing").alias("missing"),
-        F.sum("pending").alias("pending"),
-        F.sum("duplicates").alias("duplicates"),
-        F.sum("extra").alias("extra"),
-        F.sum(F.col("overtaken").cast("long")).alias("order_violations"),
-        F.countDistinct(F.when(F.col("overtaken"), F.col("kh"))).alias("keys_out_of_order"),
-        F.min("t_first").alias("target_min_offset"),
-        F.max("t_last").alias("target_max_offset"))
-
-
-def verify_flow(spark, spec):
-    """Run one flow's comparison; returns its report section (a dict)."""
-    F = _functions()
-    started = time.time()
-    source = select_source(spark, spec)
-    cached = []
-    if spec["source"]["kind"] == "kafka":  # read Kafka once; dumps are cheaper to re-read
-        source = source.persist()
-        cached.append(source)
-    try:
-        span = compute_span(source)
-        if spec["source"]["kind"] != "kafka":
-            wanted = wanted_topics(spec)
-            topics = sorted(set(t for t, _ in span if wanted(t)))
-            span = dict((k, v) for k, v in span.items() if k[0] in topics)
-            source = source.where(F.col("topic").isin(topics))
-        else:
-            topics = None
-        if not span and not spec["allow_empty"]:
-            raise BadInput("nothing to verify: no source records of topics %s (excluding %s) in the range "
-                           "for flow %s; check --topics and the range, or pass --allow-empty"
-                           % (",".join(spec["topics"]), ",".join(spec["topics_exclude"]) or "-", spec["flow"]))
-        if not span and spec["mode"] != "time":
-            # Nothing to compare against: the range has no source records and no time bounds,
-            # so reading the target would only count records outside it.
-            return flow_report(spec, [], None, time.time() - started)
-        target = select_target(spark, spec, topics, span)
-        if spec["target"]["kind"] == "kafka":
-            target = target.persist()
-            cached.append(target)
-        target = flag_target_range(spark, spec, target, span)
-        if spec["mode"] == "time" and spec["until_ms"] is not None:
-            tail_end_ms = spec["until_ms"]
-        else:
-            tail_end_ms = max(s["max_ts"] for s in span.values()) + 1 if span else None
-        source = tail_flag(spark, spec, source, span, tail_end_ms)
-        rows = partition_stats(source, target, shuffle_partitions(spark, span)).collect()
-    finally:
-        for frame in cached:
-            frame.unpersist()
-    partitions = merge_partitions(spec, span, rows)
-    return flow_report(spec, partitions, tail_end_ms, time.time() - started)
-
-
-def merge_partitions(spec, span, rows):
-    by_key = {}
-    for row in rows:
-        by_key[(row["topic"], row["partition"])] = row.asDict()
-    keys = set(span) | set(by_key)
-    result = []
-    for topic, partition in sorted(keys):
-        stats = dict((k, 0) for k in COUNT_FIELDS)
-        stats.update(dict((k, v) for k, v in by_key.get((topic, partition), {}).items()
-                          if k in COUNT_FIELDS and v is not None))
-        src = span.get((topic, partition))
-        entry = {
-            "topic": topic,
-            "target_topic": remote_topic(spec["source_alias"], topic, spec["policy"], spec["separator"]),
-            "partition": partition,
-        }
-        entry.update(dict((k, int(stats[k])) for k in COUNT_FIELDS))
-        entry["target_outside_range"] = int(by_key.get((topic, partition), {}).get("target_outside_range") or 0)
-        entry["source_offsets"] = [src["min_offset"], src["max_offset"]] if src else None
-        entry["source_timestamps"] = [format_ms(src["min_ts"]), format_ms(src["max_ts"])] if src else None
-        target_row = by_key.get((topic, partition), {})
-        entry["target_offsets"] = ([target_row.get("target_min_offset"), target_row.get("target_max_offset")]
-                                   if target_row.get("target_min_offset") is not None else None)
-        entry["completeness"] = completeness(entry)
-        entry["status"] = status_of(entry, spec["fail_on"])
-        result.append(entry)
-    return result
-
-
-COUNT_FIELDS = ("source_records", "target_records", "matched", "missing", "pending", "duplicates",
-                "extra", "order_violations", "keys_out_of_order")
-
-
-def completeness(counts):
-    """Share of source records found on the target (1.0 for an empty source)."""
-    if not counts["source_records"]:
-        return 1.0
-    return round(float(counts["matched"]) / counts["source_records"], 6)
-
-
-def failures(counts, fail_on):
-    """The checks in fail_on that these counts violate."""
-    field = {"missing": "missing", "order": "order_violations", "pending": "pending",
-             "duplicates": "duplicates", "extra": "extra"}
-    return [name for name in fail_on if counts.get(field[name])]
-
-
-def status_of(counts, fail_on):
-    failed = failures(counts, fail_on)
-    if failed:
-        return "FAILED(" + ",".join(failed) + ")"
-    if counts["pending"]:
-        return "PENDING"
-    return "OK"
-
-
-def sum_counts(entries):
-    totals = dict((k, sum(e[k] for e in entries)) for k in COUNT_FIELDS)
-    totals["target_outside_range"] = sum(e["target_outside_range"] for e in entries)
-    totals["partitions"] = len(entries)
-    totals["completeness"] = completeness(totals)
-    return totals
-
-
-def flow_report(spec, partitions, tail_end_ms, seconds):
-    totals = sum_counts(partitions)
-    totals["status"] = status_of(totals, spec["fail_on"])
-    return {
-        "flow": spec["flow"],
-        "source_alias": spec["source_alias"],
-        "target_alias": spec["target_alias"],
-        "policy": spec["policy"],
-        "separator": spec["separator"],
-        "range": {
-            "mode": spec["mode"],
-            "since": format_ms(spec["since_ms"]),
-            "until": format_ms(spec["until_ms"]),
-            "starting_offsets": spec["starting_offsets"] and _offsets_json(spec["starting_offsets"]),
-            "ending_offsets": spec["ending_offsets"] and _offsets_json(spec["ending_offsets"]),
-        },
-        "settings": {
-            "topics": spec["topics"],
-            "topics_exclude": spec["topics_exclude"],
-            "match_on": spec["match_on"],
-            "pending_window_ms": spec["pending_window_ms"],
-            "pending_records": spec["pending_records"],
-            "pending_since": format_ms(tail_end_ms - spec["pending_window_ms"]) if tail_end_ms else None,
-            "fail_on": spec["fail_on"],
-        },
-        "inputs": dict((side, _describe_input(spec[side])) for side in ("source", "target")),
-        "totals": totals,
-        "partitions": partitions,
-        "seconds": round(seconds, 3),
-    }
-
-
-def _describe_input(spec):
-    """Where data came from, without secrets (only the bootstrap list and the protocol)."""
-    if spec["kind"] == "kafka":
-        options = spec["options"]
-        return {"kind": "kafka", "bootstrap.servers": options.get("bootstrap.servers"),
-                "security.protocol": options.get("security.protocol", "PLAINTEXT")}
-    return {"kind": spec["kind"], "path": spec["path"]}
-
-
-def build_report(flows):
-    entries = [p for f in flows for p in f["partitions"]]
-    totals = sum_counts(entries)
-    failed = [f["flow"] for f in flows if f["totals"]["status"].startswith("FAILED")]
-    exit_code = EXIT_FAILED if failed else EXIT_OK
-    return {
-        "report_version": REPORT_VERSION,
-        "generated_at": format_ms(int(time.time() * 1000)),
-        "status": "FAILED" if failed else "OK",
-        "exit_code": exit_code,
-        "failed_flows": failed,
-        "totals": totals,
-        "flows": flows,
-    }
-
-
-# ---------------------------------------------------------------- presentation
-
-TABLE_COLUMNS = (("topic", "topic"), ("target_topic", "target topic"), ("partition", "part"),
-                 ("source_records", "source"), ("target_records", "target"), ("matched", "matched"),
-                 ("missing", "missing"), ("pending", "pending"), ("duplicates", "dup"),
-                 ("extra", "extra"), ("order_violations", "order"), ("completeness", "complete"),
-                 ("status", "status"))
-
-
-def _cell(key, value):
-    if key == "completeness":
-        return "%.2f%%" % (100.0 * value)
-    return "" if value is None else str(value)
-
-
-def format_table(report, max_rows=None):
-    """The readable summary: one table per flow, then the verdict."""
-    lines = []
-    for flow in report["flows"]:
-        settings, rng = flow["settings"], flow["range"]
-        if rng["mode"] == "time":
-            where = "%s .. %s" % (rng["since"] or "beginning", rng["until"])
-        elif rng["mode"] == "offsets":
-            where = "offsets %s .. %s" % (json.dumps(rng["starting_offsets"], sort_keys=True),
-                                          json.dumps(rng["ending_offsets"], sort_keys=True))
-        else:
-            where = "everything read"
-        lines.append("Flow %s (policy %s, separator '%s'), range: %s; pending window %s%s" % (
-            flow["flow"], flow["policy"], flow["separator"], where, format_duration(settings["pending_window_ms"]),
-            " / last %d offsets" % settings["pending_records"] if settings["pending_records"] else ""))
-        rows = flow["partitions"]
-        shown = rows if max_rows is None or len(rows) <= max_rows else sorted(
-            rows, key=lambda e: (e["status"] == "OK", e["completeness"]))[:max_rows]
-        total_row = dict(flow["totals"], topic="TOTAL", target_topic="", partition="")
-        cells = [[h for _, h in TABLE_COLUMNS]] + [[_cell(k, e.get(k)) for k, _ in TABLE_COLUMNS]
-                                                   for e in shown + [total_row]]
-        widths = [max(len(r[i]) for r in cells) for i in range(len(TABLE_COLUMNS))]
-        numeric = set(range(2, len(TABLE_COLUMNS) - 1))
-        for n, row in enumerate(cells):
-            lines.append("  ".join(c.rjust(widths[i]) if i in numeric else c.ljust(widths[i])
-                                   for i, c in enumerate(row)).rstrip())
-            if n == 0 or n == len(cells) - 2:
-                lines.append("  ".join("-" * w for w in widths))
-        if len(shown) < len(rows):
-            lines.append("(%d of %d partitions shown, problems first; the JSON report has all)" % (len(shown), len(rows)))
-        if flow["totals"]["target_outside_range"]:
-            lines.append("%d target records lie outside the compared range (not counted)."
-                         % flow["totals"]["target_outside_range"])
-        lines.append("")
-    if report.get("spark"):
-        lines.append("Spark %s on %s (%s)" % (report["spark"]["version"], report["spark"]["master"],
-                                              report["spark"]["application_id"]))
-    totals = report["totals"]
-    if report["status"] == "OK":
-        verdict = "OK: %d of %d source records verified on the target" % (totals["matched"], totals["source_records"])
-        if totals["pending"]:
-            verdict += ", %d still in flight (pending)" % totals["pending"]
-    else:
-        verdict = "FAILED (%s): %d missing, %d out of order, %d pending, %d duplicates, %d extra" % (
-            ", ".join(report["failed_flows"]), totals["missing"], totals["order_violations"], totals["pending"],
-            totals["duplicates"], totals["extra"])
-    lines.append(verdict + " (exit %d)" % report["exit_code"])
-    return "\n".join(lines)
-
-
-def _bars(report):
-    """[(label, matched, pending, missing) as fractions of the source records] per partition."""
-    bars = []
-    for flow in report["flows"]:
-        for e in flow["partitions"]:
-            n = float(e["source_records"]) or 1.0
-            label = "%s %s[%d]" % (flow["flow"], e["topic"], e["partition"])
-            bars.append((label, e["matched"] / n, e["pending"] / n, e["missing"] / n, e))
-    return sorted(bars, key=lambda b: (b[1], b[0]))
-
-
-def write_plot(report, path, max_bars=60):
-    """Completeness per partition: PNG (matplotlib) or self-contained HTML by the extension."""
-    bars = _bars(report)
-    hidden = max(0, len(bars) - max_bars)
-    bars = bars[:max_bars]  # the least complete ones
-    title = "Replication completeness per partition (%s)" % report["status"]
-    if hidden:
-        title += ", %d least complete of %d" % (len(bars), len(bars) + hidden)
-    if path.lower().endswith((".html", ".htm")):
-        with open(path, "w") as handle:
-            handle.write(_html_plot(title, bars))
-        return path
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        from matplotlib import pyplot
-    except ImportError:
-        raise BadInput("--plot %s: matplotlib is not installed here; install it or use a .html plot" % path)
-    labels = [b[0] for b in bars]
-    positions = list(range(len(bars)))
-    figure, (left, right) = pyplot.subplots(1, 2, sharey=True, gridspec_kw={"width_ratios": [3, 2]},
-                                            figsize=(12, 1.6 + 0.3 * max(1, len(bars))))
-    done = [100 * b[1] for b in bars]
-    pend = [100 * b[2] for b in bars]
-    miss = [100 * b[3] for b in bars]
-    left.barh(positions, done, color="#2e7d32", label="matched")
-    left.barh(positions, pend, left=done, color="#f9a825", label="pending")
-    left.barh(positions, miss, left=[a + b for a, b in zip(done, pend)], color="#c62828", label="missing")
-    # Losses are usually tiny: zoom the axis so a 99.9% bar does not look like 100%.
-    lowest = min(done) if done else 100.0
-    floor = 0.0 if lowest < 50 else max(0.0, 100 - 2 * (100 - lowest)) if lowest < 100 else 99.0
-    left.set_xlim(floor, 100)
-    left.set_xlabel("%% of source records (axis from %g%%)" % floor)
-    left.set_yticks(positions)
-    left.set_yticklabels(labels, fontsize=8)
-    left.invert_yaxis()  # least complete on top
-    left.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, fontsize=8, frameon=False)
-    kinds = (("missing", "#c62828"), ("pending", "#f9a825"), ("duplicates", "#1565c0"),
-             ("order_violations", "#6a1b9a"))
-    height = 0.8 / len(kinds)
-    for n, (kind, color) in enumerate(kinds):
-        values = [b[4][kind] for b in bars]
-        offsets = [y - 0.4 + height * (n + 0.5) for y in positions]
-        right.barh(offsets, values, height=height, color=color, label=kind.replace("_", " "))
-        for y, v in zip(offsets, values):
-            if v:
-                right.text(v, y, " %d" % v, va="center", fontsize=7)
-    right.set_xlabel("records")
-    right.xaxis.get_major_locator().set_params(integer=True)
-    right.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=4, fontsize=8, frameon=False)
-    figure.suptitle(title, fontsize=10, y=1.0)
-    figure.tight_layout()
-    figure.savefig(path, dpi=100, bbox_inches="tight")
-    pyplot.close(figure)
-    return path
-
-
-def _escape(text):
-    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;"))
-
-
-def _html_plot(title, bars):
-    rows = []
-    for label, done, pend, miss, e in bars:
-        rows.append(
-            '<tr><td>%s</td><td><div class="bar"><span class="m" style="width:%.3f%%"></span>'
-            '<span class="p" style="width:%.3f%%"></span><span class="x" style="width:%.3f%%"></span></div></td>'
-            '<td>%.2f%%</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%s</td></tr>' % (
-                _escape(label), 100 * done, 100 * pend, 100 * miss, 100 * done, e["missing"], e["pending"],
-                e["duplicates"], e["order_violations"], _escape(e["status"])))
-    return ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>%s</title><style>"
-            "body{font-family:sans-serif;font-size:13px}td{padding:2px 6px}"
-            ".bar{width:400px;height:12px;background:#eee;display:flex}.bar span{height:12px}"
-            ".m{background:#2e7d32}.p{background:#f9a825}.x{background:#c62828}</style></head><body>"
-            "<h3>%s</h3><p>green matched, amber pending, red missing</p><table><tr><th>partition</th>"
-            "<th>completeness</th><th></th><th>missing</th><th>pending</th><th>dup</th><th>order</th>"
-            "<th>status</th></tr>%s</table></body></html>\n") % (_escape(title), _escape(title), "".join(rows))
+if __name__ == "__main__" and not __package__:
+    # spark-submit runs this file as a script: make its package (and mm2_core beside it) importable.
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from mm2_verify_job.spec import (  # noqa: F401 (the job module's public names)
+    ACCEPTED_TYPES, ALWAYS_EXCLUDED, BadInput, DEFAULT_FAIL_ON, EXIT_BAD_INPUT, EXIT_FAILED,
+    EXIT_OK, EXIT_RUNTIME, FAIL_CHOICES, format_duration, format_ms, java_quote, java_topic_pattern,
+    KAFKA_COLUMNS, MATCH_FIELDS, MM2_DEFAULT_TOPICS_EXCLUDE, normalize_spec, OPTIONAL_COLUMNS,
+    parse_duration_ms, parse_flow, parse_time_ms, POLICIES, remote_topic, REPORT_VERSION,
+    source_excludes, spark_subscribes, split_patterns, topic_matcher, upstream_topic)
+from mm2_verify_job.inputs import (  # noqa: F401 (the job module's public names)
+    _first_line, build_session, connector_conf, connector_coordinate, connector_submit_args,
+    CORRUPT_COLUMN, installed_spark, kafka_connector, kafka_read_options, kafka_schema, read_dump,
+    schema_problems)
+from mm2_verify_job.offsets import (  # noqa: F401 (the job module's public names)
+    offsets_section)
+from mm2_verify_job.report import (  # noqa: F401 (the job module's public names)
+    build_report, completeness, COUNT_FIELDS, flow_report, format_table, status_of, write_plot)
+from mm2_verify_job.compare import (  # noqa: F401 (the job module's public names)
+    verify_flow)
 
 
 # ---------------------------------------------------------------- command line
@@ -1030,7 +77,9 @@ def build_parser():
                       help="replication policy: prefixed (A.topic, default) or identity (same name)")
     what.add_argument("--separator", default=".", help="replication.policy.separator (default '.')")
     what.add_argument("--topics", default=".*", help="comma-separated regexes of source topics (default .*)")
-    what.add_argument("--topics-exclude", default="", help="comma-separated regexes of source topics to skip")
+    what.add_argument("--topics-exclude", default=None,
+                      help="comma-separated regexes of source topics to skip; as in MM2, giving it replaces "
+                           "MM2's default topics.exclude (%s)" % MM2_DEFAULT_TOPICS_EXCLUDE.replace("%", "%%"))
     rng = parser.add_argument_group("range (default: everything in the dumps / in Kafka)")
     rng.add_argument("--since", help="start time: ISO-8601, epoch ms, or relative like -30m")
     rng.add_argument("--until", help="end time (exclusive; default now when --since is given)")
@@ -1045,8 +94,12 @@ def build_parser():
     rules.add_argument("--match-on", default=",".join(MATCH_FIELDS),
                        help="content fields that identify a record (default key,value,headers,timestamp)")
     rules.add_argument("--fail-on", default=",".join(DEFAULT_FAIL_ON),
-                       help="which findings make the exit status 1: %s (default missing,order)" % ",".join(FAIL_CHOICES))
+                       help="which findings make the exit status 1: %s (default %s)" % (",".join(FAIL_CHOICES), ",".join(DEFAULT_FAIL_ON)))
     rules.add_argument("--allow-empty", action="store_true", help="an empty source range is OK (exit 0)")
+    rules.add_argument("--check-offsets", choices=("auto", "yes", "no"), default="auto",
+                       help="check MM2's translated consumer-group offsets (checkpoints) against the source's "
+                            "committed offsets: records a failed-over consumer would re-read or skip "
+                            "(auto: when both sides are Kafka)")
     inputs = parser.add_argument_group("inputs: a dump (Parquet/JSON in Spark's Kafka schema) or Kafka per side")
     for side in ("source", "target"):
         inputs.add_argument("--%s-dump" % side, help="%s dump path (.json/.jsonl = JSON, else Parquet)" % side)
@@ -1069,6 +122,10 @@ def build_parser():
     spark.add_argument("--master", help="Spark master; default: spark-submit's, else spark-defaults, else local[*]")
     spark.add_argument("--shuffle-partitions", type=int, help="spark.sql.shuffle.partitions")
     spark.add_argument("--app-name", default="mm2-verify")
+    spark.add_argument("--kafka-connector", metavar="DIR|JARS|COORDINATE|maven",
+                       help="add Spark's Kafka connector (needed for --*-bootstrap): a directory of its jars, "
+                            "a comma-separated jar list, a Maven coordinate, or 'maven' for the one matching "
+                            "this pyspark; --print-spark-submit turns it into --jars/--packages")
     return parser
 
 
@@ -1121,7 +178,7 @@ def specs_from_args(args, now_ms):
         "starting_offsets": args.starting_offsets, "ending_offsets": args.ending_offsets,
         "pending_window": args.pending_window, "pending_records": args.pending_records,
         "target_slack": args.target_slack, "match_on": args.match_on, "fail_on": args.fail_on,
-        "allow_empty": args.allow_empty,
+        "allow_empty": args.allow_empty, "check_offsets": args.check_offsets,
     }
     for side in ("source", "target"):
         dump = getattr(args, side + "_dump")
@@ -1163,8 +220,9 @@ def run(argv, spark=None, out=None):
     own_session = spark is None
     try:
         specs = specs_from_args(args, int(time.time() * 1000))
+        connector = kafka_connector(args.kafka_connector)
         if own_session:
-            spark = build_session(args.master, args.app_name, args.shuffle_partitions)
+            spark = build_session(args.master, args.app_name, args.shuffle_partitions, connector)
         report = build_report([verify_flow(spark, spec) for spec in specs])
         report["spark"] = {"master": spark.sparkContext.master, "version": spark.version,
                            "application_id": spark.sparkContext.applicationId}

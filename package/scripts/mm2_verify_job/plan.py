@@ -80,7 +80,8 @@ def view_from_rendering(rendering, secrets=None):
         topics = topo.flow_setting(flow, "topics")
         exclude = topo.flow_setting(flow, "topics.exclude")
         flows.append({"source": flow.source, "target": flow.target,
-                      "topics": ".*" if topics is None else topics, "topics_exclude": exclude or "",
+                      "topics": ".*" if topics is None else topics,
+                      "topics_exclude": exclude,  # None: MM2's default, as MM2 applies it
                       "policy": topo.policy, "separator": topo.separator})
     clusters = {}
     for alias, cluster in topo.clusters.items():

@@ -1,0 +1,72 @@
+"""Fixtures of the end-to-end suites: the mpack built once per session, drivers cleaned up by pid."""
+import signal
+
+import pytest
+
+from e2e import agent
+from realkafka import cluster as rk
+
+
+@pytest.fixture(scope="session")
+def mpack(tmp_path_factory):
+    """The mpack build.py produces, unpacked (built once per session)."""
+    return agent.build_mpack(str(tmp_path_factory.mktemp("mpack")))
+
+
+def require_line(line):
+    reason = agent.line_skip_reason(line)
+    if reason:
+        pytest.skip(reason)
+
+
+def _interrupt_on_sigterm():
+    """`timeout` (CI, a developer) sends SIGTERM: turn it into KeyboardInterrupt, so pytest still runs the
+    finalizers that stop our brokers and MM2 JVMs by pid (otherwise they outlive the run)."""
+    def handler(signum, frame):
+        raise KeyboardInterrupt("SIGTERM")
+    if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
+        signal.signal(signal.SIGTERM, handler)
+
+
+@pytest.fixture(scope="session")
+def kafka_pool(tmp_path_factory):
+    """Real one-node clusters shared by the cases (each case uses its own topics):
+    kafka_pool("a", "b") -> {name: KafkaCluster}, starting the missing ones in parallel; all stopped by pid at
+    the end of the session (also on failure)."""
+    _interrupt_on_sigterm()
+    reason = rk.skip_reason()
+    workdir = str(tmp_path_factory.mktemp("kafka"))
+    started = {}
+
+    def get(*names):
+        if reason:
+            pytest.skip(reason)
+        missing = [rk.KafkaCluster(n, workdir) for n in names if n not in started]
+        for cluster in missing:
+            started[cluster.name] = cluster
+            cluster.start(wait=False)
+        for cluster in missing:
+            cluster.wait_started()
+        return dict((n, started[n]) for n in names)
+    try:
+        yield get
+    finally:
+        for cluster in started.values():
+            cluster.stop()
+
+
+@pytest.fixture
+def drivers():
+    """Create drivers with drivers.new(...); every MM2 JVM they started is killed by pid at teardown."""
+    class Drivers(list):
+        def new(self, *args, **kwargs):
+            driver = agent.Driver(*args, **kwargs)
+            self.append(driver)
+            return driver
+    made = Drivers()
+    yield made
+    for driver in made:
+        driver.cleanup()
+
+
+__all__ = ["mpack", "drivers", "require_line", "rk"]

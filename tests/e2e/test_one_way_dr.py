@@ -1,0 +1,203 @@
+"""One-way DR on real Kafka, the built mpack's scripts driven as the agent drives them, on both Ambari lines.
+
+Ambari 2.7.8 (Python 2.7) runs the identity policy, trunk (Python 3.9) the default (prefixed) policy; each runs the
+full lifecycle: INSTALL (existing Kafka home), CONFIGURE, START, STATUS, exact counts under the policy's names,
+SERVICE_CHECK, REPLICATION_STATUS, EXPORT_TRANSLATED_OFFSETS, the six alerts on the real exporter's metrics
+(healthy, target down, process killed), STOP/START with nothing lost, kill -9 and recovery.
+"""
+import os
+import time
+
+import pytest
+
+from conftest import require_line
+from e2e import agent
+from mm2_core import names
+from realkafka import cluster as rk
+
+N = 600
+# The thresholds an operator sets for a small loopback flow (Ambari lets them edit these per alert).
+THRESHOLDS = {"mm2_replication_latency": {"latency.warning": 5.0, "latency.critical": 15.0},
+              "mm2_replication_lag": {"lag.warning": 20.0, "lag.critical": 200.0}}
+ALL_ALERTS = ("mm2_driver_process", "mm2_replication_latency", "mm2_replication_lag", "mm2_heartbeat_gap",
+              "mm2_checkpoint_age", "mm2_connector_tasks")
+CASES = [("2.7.8", "identity"), ("trunk", "prefixed")]
+TARGET_DOWN_LINE = "trunk"
+TARGET_DOWN_SECONDS = 60
+DOWN_ALERTS = ("mm2_replication_latency", "mm2_replication_lag")
+OBSERVED_TARGET_DOWN = {}
+
+
+def mirrored(policy, source, topic):
+    return topic if policy == "identity" else "%s.%s" % (source, topic)
+
+
+T0 = [time.time()]
+
+
+def step(what):
+    print("[%6.1fs] %s" % (time.time() - T0[0], what))
+
+
+def ok(run, what):
+    step(what)
+    assert run.exit_code == 0 and not run.timed_out, "%s failed:\n%s" % (what, run.output[-6000:])
+    return run
+
+
+def keys(cluster, topic, count, **kwargs):
+    return [k for k, _ in cluster.consume(topic, count, timeout_ms=5000, **kwargs)]
+
+
+def wait_count(cluster, topic, expected, timeout=120):
+    rk.wait_until(lambda: cluster.count(topic) >= expected, timeout,
+                  what="%d records in %s on %s (have %s)" % (expected, topic, cluster.name, cluster.count(topic)))
+    time.sleep(3)   # nothing more must arrive: exact, no duplicates
+    assert cluster.count(topic) == expected
+
+
+@pytest.mark.parametrize("line,policy", CASES, ids=["%s-%s" % c for c in CASES])
+def test_one_way_dr_full_lifecycle(line, policy, mpack, kafka_pool, drivers, tmp_path):
+    require_line(line)
+    T0[0] = time.time()
+    clusters = kafka_pool("a", "b")
+    step("clusters")
+    a, b = clusters["a"], clusters["b"]
+    topic = "dr-%s" % line.replace(".", "")
+    target_topic = mirrored(policy, "A", topic)
+    a.create_topic(topic, partitions=2)
+    conf = agent.simple_configurations("A", "B", a.bootstrap, b.bootstrap, policy=policy)
+    # this case's topics only (the clusters are shared); the check topic so the service check uses a marker
+    conf[names.REPLICATION].update({"topics": "%s, %s" % (topic, names.SERVICE_CHECK_TOPIC),
+                                    "sync.group.offsets.enabled": "true",
+                                    "sync.group.offsets.interval.seconds": "5"})
+    # A small producer buffer towards B: with B down the source task then stops fetching soon and the
+    # replication consumer's lag (what the lag and latency alerts read) grows; with the default 32 MB
+    # it grows only once 32 MB of records wait in memory.
+    conf[names.CUSTOM] = {"B.producer.buffer.memory": "65536"}
+    d = drivers.new(mpack, line, tmp_path, configurations=conf)
+
+    # -- INSTALL with the existing Kafka home, CONFIGURE, START, STATUS
+    ok(d.run("INSTALL"), "INSTALL")
+    ok(d.run("CONFIGURE"), "CONFIGURE")
+    assert os.path.isfile(d.properties_file)
+    ok(d.run("START"), "START")
+    ok(d.run("STATUS"), "STATUS")
+    assert d.mm2_pids() == [d.pid()]
+
+    step('N records')
+    # -- N records counted exactly on the target under the policy's name
+    a.produce_n(topic, N, prefix="p1")
+    wait_count(b, target_topic, N)
+    assert sorted(keys(b, target_topic, N)) == sorted("p1-%d" % i for i in range(N))
+
+    step('SERVICE_CHECK')
+    # -- SERVICE_CHECK (marker record through the flow)
+    check = ok(d.service_check(), "SERVICE_CHECK")
+    assert "marker produced to %s on A arrived in %s on B" % (
+        names.SERVICE_CHECK_TOPIC, mirrored(policy, "A", names.SERVICE_CHECK_TOPIC)) in check.output
+
+    # -- REPLICATION_STATUS
+    status = ok(d.run(names.CMD_REPLICATION_STATUS), "REPLICATION_STATUS")
+    (report,) = status.structured_out["replication_status"]
+    assert report["problems"] == [], report
+    assert topic in report["matched_topics"] and report.get("not_yet_mirrored") == []
+    assert report["connectors"]["MirrorSourceConnector"]["state"] == "RUNNING"
+    assert time.time() - report["last_heartbeat_ms"] / 1000.0 < 60
+
+    step('EXPORT_TRANSLATED')
+    # -- EXPORT_TRANSLATED_OFFSETS: a group that consumed everything, and one that stopped mid-partition
+    ends = a.end_offsets(topic)
+    a.commit_group_offsets("e2e-done", topic, ends)
+    a.commit_group_offsets("e2e-mid", topic, dict((p, off // 2) for p, off in ends.items()))
+    exported = {}
+
+    def translated():
+        run = ok(d.run(names.CMD_EXPORT_OFFSETS), "EXPORT_TRANSLATED_OFFSETS")
+        (entry,) = run.structured_out["translated_offsets"]
+        exported.update(entry["groups"])
+        return "e2e-done" in exported and "e2e-mid" in exported and len(exported["e2e-done"]["offsets"]) == 2
+    rk.wait_until(translated, 120, interval=5, what="checkpoints of e2e-done and e2e-mid")
+    done = exported["e2e-done"]["offsets"]
+    assert done == dict(("%s-%d" % (target_topic, p), off) for p, off in b.end_offsets(target_topic).items())
+    for partition, offset in ends.items():
+        mid = exported["e2e-mid"]["offsets"]["%s-%d" % (target_topic, partition)]
+        # never ahead of the group (nothing skipped); the record there is the same record as on the source
+        assert 0 <= mid <= offset // 2
+        step("translated offset of e2e-mid on partition %d: committed %d, exported %d: %d records re-read "
+             "after a failover" % (partition, offset // 2, mid, offset // 2 - mid))
+        assert keys(b, target_topic, 1, partition=partition, offset=mid) == \
+            keys(a, topic, 1, partition=partition, offset=mid)
+    with open(exported["e2e-done"]["csv"]) as fh:
+        assert "%s,0,%d" % (target_topic, ends[0]) in fh.read()
+
+    step('the six alerts')
+    # -- the six alerts on the real exporter's metrics: all OK while healthy
+    a.produce_n(topic, 50, prefix="p2")     # fresh records: latency is an average over the last minute
+    wait_count(b, target_topic, N + 50)
+    states = d.alerts(THRESHOLDS)
+    assert sorted(states) == sorted(ALL_ALERTS)
+    assert all(state == "OK" for state, _ in states.values()), states
+
+    step('the target stopped')
+    # -- the target stopped with records flowing (one line: it costs a broker restart). The process alert
+    # stays OK; what the latency and lag alerts said is kept for test_latency_and_lag_alerts_when_target_down.
+    sent = 0
+    if line == TARGET_DOWN_LINE:
+        b.stop()
+        try:
+            seen = OBSERVED_TARGET_DOWN.setdefault(line, [])
+            deadline = time.time() + TARGET_DOWN_SECONDS
+            while time.time() < deadline:
+                a.produce_n(topic, 2000, prefix="p3", start=sent)
+                sent += 2000
+                current = d.alerts(THRESHOLDS)
+                seen.append(current)
+                assert current["mm2_driver_process"][0] == "OK", current
+                if all(current[n][0] in ("WARNING", "CRITICAL") for n in DOWN_ALERTS):
+                    break
+                time.sleep(5)
+        finally:
+            b.start()
+    wait_count(b, target_topic, N + 50 + sent, timeout=180)
+
+    step('STOP leaves')
+    # -- STOP leaves no JVM, STATUS says not running; START resumes with nothing lost
+    ok(d.run("STOP"), "STOP")
+    assert d.mm2_pids() == []
+    assert d.run("STATUS").exit_code != 0
+    total = N + 50 + sent
+    a.produce_n(topic, 200, prefix="p4")
+    ok(d.run("START"), "START again")
+    wait_count(b, target_topic, total + 200)
+
+    step('kill -9')
+    # -- kill -9: the process alert goes CRITICAL, STATUS says not running, START recovers, nothing lost
+    time.sleep(3)   # offsets flushed (offset.flush.interval.ms) before the kill
+    pid = d.pid()
+    os.kill(pid, 9)
+    rk.wait_until(lambda: not d.mm2_pids(), 30, what="the killed JVM to go")
+    assert d.alerts(THRESHOLDS)["mm2_driver_process"][0] == "CRITICAL"
+    assert d.run("STATUS").exit_code != 0
+    a.produce_n(topic, 100, prefix="p5")
+    ok(d.run("START"), "START after kill -9")
+    assert d.pid() != pid
+    wait_count(b, target_topic, total + 300)
+    all_keys = keys(b, target_topic, total + 300)
+    assert len(all_keys) == len(set(all_keys)) == total + 300
+
+    ok(d.run("STOP"), "final STOP")
+    assert d.mm2_pids() == []
+
+
+@pytest.mark.xfail(strict=True, reason="known gap (docs/incoming/issue11.md): with the target cluster down, the "
+                   "A->B herder loses its Connect group (its internal topics live on the target), its tasks are "
+                   "unassigned and their metrics vanish, so the latency and lag alerts report the flow as 'not "
+                   "replicated by this host' (OK); the heartbeat alert is the one that fires (after its warning gap)")
+def test_latency_and_lag_alerts_when_target_down():
+    """The full lifecycle above stopped the target with records flowing: latency and lag must leave OK."""
+    seen = OBSERVED_TARGET_DOWN.get(TARGET_DOWN_LINE)
+    if not seen:
+        pytest.skip("the %s lifecycle did not run the target-down step" % TARGET_DOWN_LINE)
+    assert any(all(s[n][0] in ("WARNING", "CRITICAL") for n in DOWN_ALERTS) for s in seen), \
+        [dict((n, s[n]) for n in DOWN_ALERTS) for s in seen[-1:]]
