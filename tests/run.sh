@@ -1,24 +1,44 @@
 #!/usr/bin/env bash
-# The whole test suite from a fresh clone, setup included: Python 3 line and Python 2.7 line.
-# Usage: bash tests/run.sh [extra pytest args]
+# The whole test suite from a fresh clone, setup included. Stages:
+#   1. double, Python 3      every test folder, Ambari test double       (.venv3, Python 3.11)
+#   2. double, Python 2.7    every folder that runs on agents             (.venv27 target dir)
+#   3. real Ambari 3         AMBARI_SUITES on ../shared/ambari/trunk      (.venv39, Python 3.9)
+#   4. real Ambari 2.7.8     AMBARI_SUITES on ../shared/ambari/release-2.7.8 (Python 2.7, .venv27)
+# Stages 3 and 4 run side by side and need ../shared/ambari (a folder holding trunk/
+# and release-2.7.8/, Ambari's own Python in checkout layout); absent, they are skipped with a
+# message. To test against your own Ambari checkout, run one stage by hand:
+#   MM2_AMBARI_SRC=/path/to/ambari .venv39/bin/python -m pytest tests/agent
+# Usage: bash tests/run.sh [extra pytest args]      (the extra args go to every stage)
+# Exit code: non-zero when any stage fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 
+# Every suite whose code runs inside Ambari (agent scripts, the harness and its double, the
+# service advisor, the alert scripts, install-mpack). Add a folder here when it touches Ambari.
+AMBARI_SUITES=(tests/harness_tests tests/agent tests/advisor tests/alerts tests/build)
+
 PY3=${MM2_PY3:-python3}
 PY27=${MM2_PY27:-$(PYENV_VERSION=2.7.18 pyenv which python 2>/dev/null || command -v python2.7 || true)}
+PY39=${MM2_PY39:-$(PYENV_VERSION=3.9.18 pyenv which python 2>/dev/null || command -v python3.9 || true)}
+AMBARI_ROOT=$ROOT/../shared/ambari   # trunk/ and release-2.7.8/ (see ../shared/ambari/README.md)
+PIP_QUIET=(-q --disable-pip-version-check)
 
-echo "== setup: Python 3 ($($PY3 --version 2>&1))"
+stage() { echo; echo "== $*"; STAGE_START=$(date +%s); }
+stage_done() { echo "== $1: $2 ($(( $(date +%s) - STAGE_START ))s)"; }
+
+# ---- setup
+stage "setup: Python 3 ($($PY3 --version 2>&1))"
 [ -x .venv3/bin/python ] || "$PY3" -m venv .venv3
-.venv3/bin/python -m pip install -q --disable-pip-version-check -r requirements-test.txt
-.venv3/bin/python -m pip install -q --disable-pip-version-check --no-deps -e .
+.venv3/bin/python -m pip install "${PIP_QUIET[@]}" -r requirements-test.txt
+.venv3/bin/python -m pip install "${PIP_QUIET[@]}" --no-deps -e .
 
 if [ -z "$PY27" ] || [ ! -x "$PY27" ]; then
   echo "Python 2.7 not found: install it (pyenv install 2.7.18) or set MM2_PY27=/path/to/python2.7" >&2
   exit 1
 fi
-echo "== setup: Python 2.7 ($("$PY27" --version 2>&1))"
-"$PY27" -m pip install -q --disable-pip-version-check --target .venv27 -r requirements-test-py27.txt
+stage "setup: Python 2.7 ($("$PY27" --version 2>&1))"
+"$PY27" -m pip install "${PIP_QUIET[@]}" --target .venv27 -r requirements-test-py27.txt
 
 # Ambari trunk's agent library needs `distro` (the agent package's python3-distro): the end-to-end suites
 # run trunk's scripts under Python 3.9 with this directory on PYTHONPATH (tests/e2e/agent.py).
@@ -29,8 +49,58 @@ if [ -n "$PY39" ] && [ -x "$PY39" ]; then
 fi
 
 status=0
-echo "== tests: Python 3"
-.venv3/bin/python -m pytest -p no:cacheprovider "$@" || status=1
-echo "== tests: Python 2.7"
-PYTHONPATH="$ROOT/.venv27" "$PY27" -m pytest -p no:cacheprovider "$@" || status=1
+run_stage() {  # name, then the command
+  local name=$1; shift
+  stage "tests: $name"
+  if "$@"; then stage_done "$name" "passed"; else stage_done "$name" "FAILED"; status=1; fi
+}
+
+# ---- 1 and 2: the double
+run_stage "double, Python 3" .venv3/bin/python -m pytest -p no:cacheprovider "$@"
+run_stage "double, Python 2.7" env PYTHONPATH="$ROOT/.venv27" "$PY27" -m pytest -p no:cacheprovider "$@"
+
+# ---- 3 and 4: real Ambari
+if [ ! -d "$AMBARI_ROOT/trunk" ] || [ ! -d "$AMBARI_ROOT/release-2.7.8" ]; then
+  echo
+  echo "== SKIPPED real Ambari stages: $AMBARI_ROOT/{trunk,release-2.7.8} not found" \
+       "(see ../shared/ambari/README.md; run one suite on your own checkout with MM2_AMBARI_SRC)"
+  exit $status
+fi
+if [ -z "$PY39" ] || [ ! -x "$PY39" ]; then
+  echo "Python 3.9 not found (Ambari 3's vendored Jinja needs 3.9/3.10): pyenv install 3.9.18 or set MM2_PY39=/path/to/python3.9" >&2
+  exit 1
+fi
+stage "setup: Python 3.9 for Ambari 3 ($("$PY39" --version 2>&1))"
+[ -x .venv39/bin/python ] || "$PY39" -m venv .venv39
+.venv39/bin/python -m pip install "${PIP_QUIET[@]}" -r requirements-test-ambari3.txt
+
+# The two real-Ambari stages run side by side (their tests mostly wait for processes), each
+# into its own log, printed when both are done. tests/conftest.py deselects the tests of the
+# double's own machinery there (nothing of the double to test).
+LOGS=$(mktemp -d)
+real_stage() {  # name, log file, command...
+  local name=$1 log=$2; shift 2
+  (
+    start=$(date +%s)
+    if "$@" > "$log" 2>&1; then result=passed; else result=FAILED; fi
+    echo "== $name: $result ($(( $(date +%s) - start ))s)" >> "$log"
+    [ "$result" = passed ]
+  ) &
+}
+STAGE_START=$(date +%s)
+real_stage "real Ambari 3 (trunk), Python 3.9" "$LOGS/trunk.log" \
+  env MM2_AMBARI_SRC="$AMBARI_ROOT/trunk" .venv39/bin/python -m pytest -p no:cacheprovider -W ignore::DeprecationWarning \
+  "${AMBARI_SUITES[@]}" "$@"
+trunk_pid=$!
+real_stage "real Ambari 2.7.8, Python 2.7" "$LOGS/release-2.7.8.log" \
+  env MM2_AMBARI_SRC="$AMBARI_ROOT/release-2.7.8" PYTHONPATH="$ROOT/.venv27" "$PY27" -m pytest -p no:cacheprovider \
+  "${AMBARI_SUITES[@]}" "$@"
+r278_pid=$!
+wait $trunk_pid || status=1
+wait $r278_pid || status=1
+for line in trunk release-2.7.8; do
+  echo; echo "== tests: real Ambari $line"; cat "$LOGS/$line.log"
+done
+rm -rf "$LOGS"
+stage_done "real Ambari stages (both, side by side)" "$([ $status = 0 ] && echo passed || echo 'see above')"
 exit $status

@@ -14,6 +14,7 @@ from resource_management.core.exceptions import Fail
 from resource_management.core.logger import Logger
 
 from mm2_core import kafka_tools, names
+from mm2_core.text import text, to_text
 
 CHECK_TOPIC = names.SERVICE_CHECK_TOPIC
 CHECK_TOPIC_CONFIGS = {"retention.ms": str(24 * 3600 * 1000)}
@@ -42,7 +43,7 @@ def topic_filter(topo, flow):
 def _internal_separator_enabled(rendering):
     for key, value in rendering.properties:
         if key == "replication.policy.internal.topic.separator.enabled":
-            return str(value).strip().lower() != "false"
+            return text(value).strip().lower() != "false"
     return True
 
 
@@ -336,10 +337,10 @@ def _new_dir(path):
             candidate = "%s-%d" % (path, n)
 
 
-def _write(path, text, uid, gid):
+def _write(path, content, uid, gid):
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o640)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(text(content).encode("utf-8"))
     os.chown(path, uid, gid)
 
 
@@ -353,7 +354,7 @@ def export_translated_offsets(script, params, groups_filter=None):
     wanted = groups_filter
     if wanted is None:
         value = default("/commandParams/groups", "") or ""
-        wanted = [g.strip() for g in str(value).split(",") if g.strip()]
+        wanted = [g.strip() for g in text(to_text(value)).split(",") if g.strip()]
     _kinit(params)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     base = os.path.join(params.mm2_log_dir, "translated-offsets")

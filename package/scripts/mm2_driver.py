@@ -4,14 +4,46 @@ Commands: INSTALL, CONFIGURE, START, STOP, STATUS (RESTART is Ambari's stop + st
 custom commands REPLICATION_STATUS, EXPORT_TRANSLATED_OFFSETS, VERIFY_REPLICATION.
 Runs on the Ambari 2.7 agent (Python 2.7) and the Ambari 3 agent (Python 3).
 """
+import functools
 import os
 
+from resource_management.core.exceptions import ComponentIsNotRunning, Fail
 from resource_management.core.logger import Logger
 from resource_management.libraries.script.script import Script
 
 
+def reports_fail(command):
+    """What reaches the operator is Ambari's Fail with a readable message, never another
+    exception: the core's InstallError / ConfigError and OS errors (a file, a user) say what is
+    wrong and where. On Python 2 the message must be UTF-8 bytes: Python prints a unicode
+    exception message with non-ASCII text as "<exception str() failed>"."""
+    @functools.wraps(command)
+    def run(self, env, *args, **kwargs):
+        from mm2_core.text import native, text
+        try:
+            return command(self, env, *args, **kwargs)
+        except (ComponentIsNotRunning, KeyboardInterrupt, SystemExit):
+            raise
+        except Fail as e:
+            message = e.args[0] if e.args else u""
+            if native(message) == message:
+                raise
+            readable = Fail(native(message), print_cause=e.print_cause)
+            readable.cause_traceback = e.cause_traceback
+        except Exception as e:
+            readable = Fail(native(text(e) if _is_core_error(e) else u"%s: %s" % (e.__class__.__name__, text(e))))
+        raise readable
+    return run
+
+
+def _is_core_error(e):
+    from mm2_core import install, topology
+    return isinstance(e, (install.InstallError, topology.ConfigError))
+
+
 class MirrorMaker2Driver(Script):
 
+    @reports_fail
     def install(self, env):
         import params
         import mm2_setup
@@ -39,12 +71,14 @@ class MirrorMaker2Driver(Script):
                            "will fail until it is there (or set kafka-mm2-env/jmx_exporter_jar to an http(s) "
                            "URL and reinstall)" % (params.jmx_exporter_jar or "(not set)"))
 
+    @reports_fail
     def configure(self, env, upgrade_type=None, config_dir=None):
         import params
         import mm2_setup
         env.set_params(params)
         return mm2_setup.configure(params, env.config.basedir)
 
+    @reports_fail
     def start(self, env, upgrade_type=None):
         import params
         import mm2_service
@@ -58,12 +92,14 @@ class MirrorMaker2Driver(Script):
             mm2_commands.ensure_check_topics(params, rendering)
         mm2_service.start(params, rendering)
 
+    @reports_fail
     def stop(self, env, upgrade_type=None):
         import params
         import mm2_service
         env.set_params(params)
         mm2_service.stop(params)
 
+    @reports_fail
     def status(self, env):
         import status_params
         import mm2_service
@@ -83,18 +119,21 @@ class MirrorMaker2Driver(Script):
         return params.mm2_user
 
     # ---- custom commands (Service Actions / host component menu)
+    @reports_fail
     def replication_status(self, env):
         import params
         import mm2_commands
         env.set_params(params)
         mm2_commands.replication_status(self, params)
 
+    @reports_fail
     def export_translated_offsets(self, env):
         import params
         import mm2_commands
         env.set_params(params)
         mm2_commands.export_translated_offsets(self, params)
 
+    @reports_fail
     def verify_replication(self, env):
         import verify_replication  # owned by the verification job; imported only when used
         verify_replication.run(self, env)

@@ -7,16 +7,14 @@ owned by the MM2 user, removed when done. Passwords never appear on a command li
 """
 import os
 import shutil
-import subprocess
 import tempfile
 
-from resource_management.core import shell
-from resource_management.core.exceptions import ExecuteTimeoutException, Fail
+from resource_management.core.exceptions import Fail
 from resource_management.core.logger import Logger
-from resource_management.core.signal_utils import TerminateStrategy
 
 from mm2_core import javaprops, kafka_tools, process
 from mm2_core import render as mm2_render
+from mm2_core.text import native, text
 
 TOOL_HEAP = "-Xmx512m"
 TOOL_KILL_GRACE = 10   # seconds between the TERM and the KILL of a tool that overran
@@ -29,21 +27,46 @@ def _uid_gid(user, group):
     import grp
     import pwd
     try:
-        uid = pwd.getpwnam(user).pw_uid
+        uid = pwd.getpwnam(native(user)).pw_uid
     except KeyError:
-        raise Fail("User %s (kafka-mm2-env/mm2_user) does not exist on this host" % user)
+        raise Fail(u"User %s (kafka-mm2-env/mm2_user) does not exist on this host" % text(user))
     try:
-        gid = grp.getgrnam(group).gr_gid
+        gid = grp.getgrnam(native(group)).gr_gid
     except KeyError:
-        gid = pwd.getpwnam(user).pw_gid
+        gid = pwd.getpwnam(native(user)).pw_gid
     return uid, gid
+
+
+def as_user(user, uid, gid):
+    """How a child process becomes the MM2 user: (preexec_fn, argv prefix, kill).
+
+    As root (the usual agent) the child drops to the user itself; when the agent already runs
+    as that user nothing changes; a non-root agent goes through ambari-sudo.sh (then killing the
+    child needs sudo too)."""
+    if os.geteuid() == 0:
+        def demote():
+            os.setgroups([])
+            try:
+                os.initgroups(native(user), gid)
+            except (AttributeError, OSError):
+                pass
+            os.setgid(gid)
+            os.setuid(uid)
+        return demote, [], os.kill
+    if os.geteuid() == uid:
+        return None, [], os.kill
+    from resource_management.core import sudo
+
+    def sudo_kill(pid, sig):
+        sudo.kill(pid, sig)
+    return None, ["ambari-sudo.sh", "-H", "-u", native(user), "env"], sudo_kill
 
 
 class ToolResult(object):
     def __init__(self, code, out, err):
         self.code = code
-        self.out = out or ""
-        self.err = err or ""
+        self.out = text(out or u"")
+        self.err = text(err or u"")
         self.note = None   # read_recent: why the records read may be incomplete
 
     @property
@@ -52,16 +75,8 @@ class ToolResult(object):
 
     def problem(self, lines=8):
         """The telling part of a failed tool's output (Kafka prints a stack trace)."""
-        text = [l for l in (self.err + "\n" + self.out).splitlines() if l.strip()]
-        return "\n".join(text[:lines]) or "exit code %s" % self.code
-
-
-def _read_text(path):
-    try:
-        with open(path, "rb") as fh:
-            return fh.read().decode("utf-8", "replace")
-    except (IOError, OSError):
-        return ""
+        found = [l for l in (self.err + u"\n" + self.out).splitlines() if l.strip()]
+        return u"\n".join(found[:lines]) or u"exit code %s" % self.code
 
 
 class KafkaCli(object):
@@ -90,7 +105,6 @@ class KafkaCli(object):
         if secrets_file is not None:
             secrets = javaprops.load_dict(secrets_file.text)
         self.secrets = secrets
-        self.outputs = 0
 
     def __enter__(self):
         return self
@@ -111,47 +125,48 @@ class KafkaCli(object):
             items.append(("client.id", "ambari-mm2-%s" % alias))
             path = os.path.join(self.dir, "client-%s.properties" % alias)
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w") as fh:
-                fh.write(javaprops.dumps(items, "Kafka client settings for cluster %s (Ambari, temporary)" % alias))
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(text(javaprops.dumps(items, "Kafka client settings for cluster %s (Ambari, temporary)"
+                                              % alias)).encode("utf-8"))
             os.chown(path, self.uid, self.gid)
             self.configs[alias] = path
         return self.configs[alias]
 
     def environment(self):
         # Not mm2-env.sh: its KAFKA_OPTS carries the JMX exporter agent of the MM2 process.
-        # Its -D system properties (krb5.conf, JAAS, TLS) do apply: the tools log in as MM2 does.
-        # kafka-run-class.sh splits KAFKA_OPTS on blanks, as it does for MM2's own options.
-        opts = kafka_tools.tool_system_properties(self.params.mm2_jvm_opts)
-        return {"JAVA_HOME": self.params.mm2_java_home or "", "KAFKA_HEAP_OPTS": TOOL_HEAP,
-                "KAFKA_OPTS": " ".join(opts)}
+        import pwd
+        home = pwd.getpwuid(self.uid).pw_dir
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home,
+               "USER": native(self.params.mm2_user), "LOGNAME": native(self.params.mm2_user),
+               "JAVA_HOME": native(self.params.mm2_java_home or ""), "KAFKA_HEAP_OPTS": TOOL_HEAP,
+               # mm2-env.sh's KAFKA_OPTS carries the exporter agent of the MM2 process; its -D system
+               # properties (krb5.conf, JAAS, TLS) do apply: the tools log in as MM2 does
+               "KAFKA_OPTS": native(" ".join(kafka_tools.tool_system_properties(self.params.mm2_jvm_opts)))}
+        for name in ("LANG", "LC_ALL", "TZ"):
+            if os.environ.get(name):
+                env[name] = os.environ[name]
+        return env
 
-    def run(self, args, stdin=None, timeout=None, keep_output=False):
-        """Run a tool as the MM2 user. keep_output: stdout goes to a file in the private directory,
-        so what a tool printed before it was killed at the timeout is still returned (code 124)."""
+    def run(self, args, stdin=None, timeout=None, keep_output=True):
+        """One Kafka tool as the MM2 user, bounded by timeout (its whole process tree is
+        killed when it runs over: the agent would otherwise wait for it). What it printed before
+        a kill is returned too (code 124), so keep_output is always true."""
         timeout = int(timeout or self.timeout)
-        # coreutils timeout bounds the tool itself (TERM, KILL 10 s later): Ambari trunk's tree kill
-        # on Python 3 fails ("killtree.sh <pid> Signals.SIGKILL") and leaves the JVM running.
-        command = "timeout -k %d %d %s" % (TOOL_KILL_GRACE, timeout, " ".join(process.quote(a) for a in args))
-        if stdin is not None:
-            command = "printf '%%s\\n' %s | %s" % (process.quote(stdin), command)
-        out_file = None
-        if keep_output:
-            self.outputs += 1
-            out_file = os.path.join(self.dir, "out-%d.txt" % self.outputs)
-            command = "%s > %s" % (command, process.quote(out_file))
-        Logger.info("Running %s (as %s, timeout %ss)" % (" ".join(args), self.params.mm2_user, timeout))
+        Logger.info(u"Running %s (as %s, timeout %ss)" % (u" ".join(text(a) for a in args),
+                                                          text(self.params.mm2_user), timeout))
+        preexec, prefix, kill = as_user(self.params.mm2_user, self.uid, self.gid)
+        env = self.environment()
+        if prefix:  # sudo starts the tool with a clean environment: hand it over explicitly
+            prefix = prefix + ["%s=%s" % (k, v) for k, v in sorted(env.items()) if k != "PATH"]
         try:
-            # su -c starts a new session: only a tree kill reaches the tool's JVM; a backstop here
-            code, out, err = shell.call(command, user=self.params.mm2_user, env=self.environment(),
-                                        timeout=timeout + TOOL_KILL_GRACE + 20, stderr=subprocess.PIPE, quiet=True,
-                                        timeout_kill_strategy=TerminateStrategy.KILL_PROCESS_TREE)
-        except ExecuteTimeoutException as e:
-            code, out, err = 124, "", "timed out after %ss: %s" % (timeout, e)
-        if code in (124, 137):   # timeout's TERM / KILL: one "timed out" code for the callers
-            code, err = 124, "timed out after %ss (killed)\n%s" % (timeout, err or "")
-        if out_file:
-            out = _read_text(out_file)
-        return ToolResult(code, out, err)
+            result = process.run_bounded(prefix + list(args), timeout, env=env,
+                                         stdin_text=None if stdin is None else text(stdin) + u"\n",
+                                         preexec_fn=preexec, kill=kill, grace=TOOL_KILL_GRACE)
+        except OSError as e:
+            return ToolResult(127, u"", u"cannot run %s: %s" % (text(args[0]), text(e)))
+        if result.timed_out:
+            return ToolResult(124, result.out, u"timed out after %ss (stopped it)\n%s" % (timeout, result.err))
+        return ToolResult(result.code, result.out, result.err)
 
     # ---- the operations the checks use
     def list_topics(self, alias):

@@ -13,6 +13,7 @@ from resource_management.core.logger import Logger
 from resource_management.core.resources.system import Execute, File
 
 from mm2_core import install, placement, process
+from mm2_core.text import decode_output, native, text
 
 TAIL_LINES = 60
 
@@ -26,12 +27,13 @@ def show_log_tail(params, log_offset=0):
             # only what this start wrote
             with open(path, "rb") as fh:
                 fh.seek(log_offset)
-                lines = fh.read().decode("utf-8", "replace").splitlines()[-TAIL_LINES:]
+                lines = decode_output(fh.read()).splitlines()[-TAIL_LINES:]
         if lines:
             shown = True
-            Logger.error("==> %s (last %d lines) <==\n%s" % (path, len(lines), "\n".join(lines)))
+            Logger.error(u"==> %s (last %d lines) <==\n%s" % (text(path), len(lines), u"\n".join(lines)))
     if not shown:
-        Logger.error("MirrorMaker 2 wrote nothing to %s or %s" % (params.mm2_out_file, params.mm2_log_file))
+        Logger.error(u"MirrorMaker 2 wrote nothing to %s or %s" % (text(params.mm2_out_file),
+                                                                   text(params.mm2_log_file)))
 
 
 def java_major(java_home):
@@ -43,12 +45,14 @@ def java_major(java_home):
             return major
     except (IOError, OSError):
         pass
-    from resource_management.core import shell
     java = os.path.join(java_home, "bin", "java")
     if not os.path.isfile(java):
         return None
-    code, out = shell.call((java, "-version"), quiet=True, timeout=60)
-    return install.java_major_from_output(out) if code == 0 else None
+    try:
+        result = process.run_bounded([java, "-version"], 60)
+    except OSError:
+        return None
+    return install.java_major_from_output(result.err + result.out) if result.code == 0 else None
 
 
 def check_java(params, kafka_version=None):
@@ -59,7 +63,7 @@ def check_java(params, kafka_version=None):
     for w in warnings:
         Logger.warning(w)
     if errors:
-        raise Fail("\n".join(errors))
+        raise Fail(u"\n".join(text(e) for e in errors))
 
 
 def check_metrics_agent(params):
@@ -92,15 +96,16 @@ def check_placement(params, rendering):
         if f.level != placement.ERROR:
             Logger.warning(f.message)
     for warning in getattr(rendering, "warnings", None) or []:
-        Logger.warning(str(warning))
+        Logger.warning(text(warning))
     if errors:
-        raise Fail("\n".join(errors))
+        raise Fail(u"\n".join(text(e) for e in errors))
 
 
 def kinit(params):
     if not (params.security_enabled and params.mm2_keytab and params.mm2_principal and params.kinit_path_local):
         return
-    Execute((params.kinit_path_local, "-kt", params.mm2_keytab, params.mm2_principal), user=params.mm2_user)
+    Execute((native(params.kinit_path_local), "-kt", native(params.mm2_keytab), native(params.mm2_principal)),
+            user=native(params.mm2_user))
 
 
 def _kill(pid, sig):
@@ -127,39 +132,60 @@ def start(params, rendering):
         Logger.warning("MirrorMaker 2 with %s is already running as pid %d without a valid pid file (%s); "
                        "recording it instead of starting another one"
                        % (params.mm2_properties_file, pid, current.detail))
-        File(params.mm2_pid_file, content="%d\n" % pid, owner=params.mm2_user,
-             group=params.user_group, mode=0o644)
+        File(native(params.mm2_pid_file), content="%d\n" % pid, owner=native(params.mm2_user),
+             group=native(params.user_group), mode=0o644)
         return pid
     if current.state != process.NO_PID_FILE:
         Logger.info("Removing stale pid file: %s" % current.detail)
-        File(params.mm2_pid_file, action="delete")
+        File(native(params.mm2_pid_file), action="delete")
 
     targets = served_targets(params)
     command = process.launch_command(params.mm2_env_file, params.mm2_launcher, params.mm2_properties_file,
                                      targets, params.mm2_out_file, params.mm2_pid_file)
     log_offset = process.file_size(params.mm2_log_file)
     kinit(params)
-    Execute(command, user=params.mm2_user)
+    try:
+        Execute(native(command), user=native(params.mm2_user))
+        rest_url = rendering.rest_listener if rendering.internal_rest else None
+        outcome = process.wait_started(params.mm2_pid_file, params.mm2_properties_file, params.mm2_start_timeout,
+                                       log_path=params.mm2_log_file, log_offset=log_offset, rest_url=rest_url)
+        if outcome.ok:
+            Logger.info("%s%s" % (outcome.detail, " (serving %s)" % ", ".join(targets) if targets else ""))
+            return outcome.pid
+        try:
+            show_log_tail(params, log_offset)
+        except Exception as e:   # the log tail is a courtesy: never let it skip the clean-up
+            Logger.error(u"Cannot show MirrorMaker 2's output: %s" % text(e))
+        raise Fail(u"MirrorMaker 2 failed to start: %s. Its output is above; the full log is %s"
+                   % (text(outcome.detail), text(params.mm2_log_file)))
+    except BaseException:
+        # whatever went wrong after the launch: a half-started MM2 would be reported as running
+        # by STATUS while START failed, so stop what this START launched and drop its pid file
+        undo_start(params)
+        raise
 
-    rest_url = rendering.rest_listener if rendering.internal_rest else None
-    outcome = process.wait_started(params.mm2_pid_file, params.mm2_properties_file, params.mm2_start_timeout,
-                                   log_path=params.mm2_log_file, log_offset=log_offset, rest_url=rest_url)
-    if outcome.ok:
-        Logger.info("%s%s" % (outcome.detail, " (serving %s)" % ", ".join(targets) if targets else ""))
-        return outcome.pid
-    show_log_tail(params, log_offset)
-    if outcome.pid and process.is_our_mm2(outcome.pid, params.mm2_properties_file):
-        # a half-started MM2 would be reported as running by STATUS while START failed
-        process.stop_process(outcome.pid, params.mm2_properties_file, params.mm2_stop_timeout, kill=_kill)
-    File(params.mm2_pid_file, action="delete")
-    raise Fail("MirrorMaker 2 failed to start: %s. Its output is above; the full log is %s"
-               % (outcome.detail, params.mm2_log_file))
+
+def undo_start(params):
+    """Stop our MM2 (pid file or stray with our properties file) and remove the pid file; never raises."""
+    try:
+        pids, _ = process.pids_to_stop(params.mm2_pid_file, params.mm2_properties_file)
+        for pid in pids:
+            outcome = process.stop_process(pid, params.mm2_properties_file, params.mm2_stop_timeout, kill=_kill)
+            Logger.info(u"Stopped what this START launched: %s" % text(outcome.detail))
+    except Exception as e:
+        Logger.error(u"Could not stop the MirrorMaker 2 this START launched: %s" % text(e))
+    try:
+        File(native(params.mm2_pid_file), action="delete")
+    except Exception as e:
+        Logger.error(u"Could not remove %s: %s" % (text(params.mm2_pid_file), text(e)))
 
 
 def stop(params):
+    import mm2_setup
+    mm2_setup.check_names_for_this_agent(params)
     pids, current = process.pids_to_stop(params.mm2_pid_file, params.mm2_properties_file)
     if not current.running:
-        Logger.info("MirrorMaker 2 is not running according to its pid file: %s" % current.detail)
+        Logger.info(u"MirrorMaker 2 is not running according to its pid file: %s" % text(current.detail))
     failures = []
     for pid in pids:
         Logger.info("Stopping MirrorMaker 2 (pid %d): SIGTERM, then SIGKILL after %ss"
@@ -170,11 +196,11 @@ def stop(params):
             failures.append(outcome.detail)
     if failures:
         raise Fail("; ".join(failures))
-    File(params.mm2_pid_file, action="delete")
+    File(native(params.mm2_pid_file), action="delete")
 
 
 def status(status_params):
     current = process.check_status(status_params.mm2_pid_file, status_params.mm2_properties_file)
     if not current.running:
-        Logger.info("MirrorMaker 2 is not running: %s" % current.detail)
+        Logger.info(u"MirrorMaker 2 is not running: %s" % text(current.detail))
         raise ComponentIsNotRunning()

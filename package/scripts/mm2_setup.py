@@ -4,15 +4,18 @@ Thin Ambari adapter: the files' content comes from the pure core (mm2_core.rende
 templates; this module only declares the resources. Secret-bearing files are written with
 File + InlineTemplate (the content never reaches the agent log) and never with PropertiesFile.
 """
+import io
 import os
+import sys
 from contextlib import contextmanager
 
 from resource_management.core.exceptions import Fail
 from resource_management.core.logger import Logger
 from resource_management.core.resources.system import Directory, Execute, File
-from resource_management.core.source import InlineTemplate, StaticFile
+from resource_management.core.source import InlineTemplate, Template
 
 from mm2_core import install, keystore
+from mm2_core.text import native, text
 
 JMX_EXPORTER_RULES = "jmx_exporter_mm2.yaml"   # package/files/, shipped with the alerts
 
@@ -20,6 +23,33 @@ JMX_EXPORTER_RULES = "jmx_exporter_mm2.yaml"   # package/files/, shipped with th
 def require_installation(params):
     if params.installation_error:
         raise Fail(params.installation_error)
+    check_names_for_this_agent(params)
+
+
+def names_used_by_resources(params):
+    """(property, value) of every value that ends up in an Ambari resource's name or user."""
+    from mm2_core import names
+    found = [("%s/mm2_user" % names.ENV, params.mm2_user), ("cluster-env/user_group", params.user_group),
+             ("%s/mm2_conf_dir" % names.ENV, params.mm2_conf_dir), ("%s/mm2_log_dir" % names.ENV, params.mm2_log_dir),
+             ("%s/mm2_pid_dir" % names.ENV, params.mm2_pid_dir)]
+    if params.kafka_home:
+        found.append(("%s/kafka_home (Kafka installation)" % names.ENV, params.kafka_home))
+    if params.security_enabled:
+        found += [("%s/mm2_keytab" % names.ENV, params.mm2_keytab),
+                  ("%s/mm2_principal_name" % names.ENV, params.mm2_principal)]
+    return found
+
+
+def check_names_for_this_agent(params):
+    """Ambari 2.7 agents (Python 2) cannot log, and so cannot run, a resource whose path or
+    user is not ASCII: say which property to change instead of failing inside Ambari."""
+    if sys.version_info[0] != 2:
+        return
+    for prop, value in names_used_by_resources(params):
+        if any(ord(c) > 127 for c in text(value or u"")):
+            raise Fail(u"%s is %s: the Ambari 2.7 agent (Python 2) cannot manage files, directories or users "
+                       u"whose names are not ASCII. Use an ASCII name here (Ambari 3 agents accept it)."
+                       % (prop, text(value)))
 
 
 def render_files(params):
@@ -29,8 +59,8 @@ def render_files(params):
         return render.render_mm2(params.plain_configurations(), params.kafka_version, params.hostname,
                                  params.mm2_conf_dir, local_kafka=local_kafka(params))
     except topology.ConfigError as e:
-        raise Fail("The MirrorMaker 2 configuration is invalid; nothing was written and the previous "
-                   "files are kept:\n%s" % e)
+        raise Fail(u"The MirrorMaker 2 configuration is invalid; nothing was written and the previous "
+                   u"files are kept:\n%s" % text(e))
 
 
 def local_kafka(params):
@@ -44,15 +74,16 @@ def local_kafka(params):
 
 def _read_manifest(path):
     try:
-        with open(path) as fh:
+        with io.open(path, encoding="utf-8") as fh:
             return [line.strip() for line in fh if line.strip()]
-    except (IOError, OSError):
+    except (IOError, OSError, ValueError):
         return []
 
 
 def ensure_directories(params):
-    Directory([params.mm2_conf_dir, params.mm2_log_dir, params.mm2_pid_dir],
-              owner=params.mm2_user, group=params.user_group, mode=0o755,
+    # native(): Ambari 2.7 (Python 2) cannot even log a resource whose name or user is non-ASCII unicode
+    Directory([native(params.mm2_conf_dir), native(params.mm2_log_dir), native(params.mm2_pid_dir)],
+              owner=native(params.mm2_user), group=native(params.user_group), mode=0o755,
               create_parents=True, cd_access="a")
 
 
@@ -68,36 +99,29 @@ def private_umask():
         os.umask(previous)
 
 
-def write_rendered(params, rendering):
-    """Each rendered file goes to a temp name first and is renamed over the old one when all are
-    written: MM2 never reads a half-written file and a failed configure leaves the old set."""
-    conf = params.mm2_conf_dir
-    names = []
-    moves = []
-    with private_umask():
-        for rendered in rendering.files:
-            final = os.path.join(conf, rendered.name)
-            tmp = os.path.join(conf, ".%s.new" % rendered.name)
-            # The text goes in as a template variable: never parsed as Jinja, never logged.
-            File(tmp, content=InlineTemplate("{{ rendered_text }}", rendered_text=rendered.text),
-                 owner=params.mm2_user, group=params.user_group, mode=rendered.mode)
-            moves.append((tmp, final))
-            names.append(rendered.name)
-    for tmp, final in moves:
-        Execute(("mv", "-f", tmp, final), sudo=True)
-    # Files rendered last time but not now (e.g. the secrets file after the option was turned
-    # off) would keep stale passwords around.
-    for old in _read_manifest(params.mm2_manifest_file):
-        if old not in names and "/" not in old:
-            File(os.path.join(conf, old), action="delete")
-    File(params.mm2_manifest_file, content="\n".join(names) + "\n",
-         owner=params.mm2_user, group=params.user_group, mode=0o644)
-    return names
+def render_template(params, content, config_type, name):
+    """A content template rendered in memory with the params: the property's text, or the
+    template this mpack ships when the command lacks it. Fail names the property."""
+    from mm2_core import schema
+    prop = "%s/%s" % (config_type, name)
+    try:
+        if content is None:
+            shipped = schema.BY_NAME[config_type][name].content_file
+            Logger.warning("%s is missing or empty in this command (a partial configuration write, or a property "
+                           "of a newer mpack before `ambari-server upgrade`): using the template this mpack ships, "
+                           "templates/%s" % (prop, shipped))
+            return text(Template(shipped).get_content())
+        return text(InlineTemplate(content).get_content())
+    except Fail:
+        raise
+    except Exception as e:
+        raise Fail(u"%s cannot be rendered (%s: %s): fix the template; nothing was written and the previous "
+                   u"files are kept" % (prop, e.__class__.__name__, text(e)))
 
 
 def _yaml_str(value):
     import json
-    return json.dumps(str(value))
+    return json.dumps(text(value), ensure_ascii=False)  # YAML double quotes: JSON escapes, UTF-8 as is
 
 
 def exporter_http_block(params):
@@ -109,7 +133,7 @@ def exporter_http_block(params):
         try:
             alias = keystore.certificate_alias(params.metrics_keystore, params.metrics_certificate_alias)
         except keystore.KeystoreError as e:
-            raise Fail(str(e))
+            raise Fail(text(e))
         lines += ["  ssl:", "    keyStore:",
                   "      filename: %s" % _yaml_str(params.metrics_keystore),
                   "      type: %s" % _yaml_str(params.metrics_keystore_type or "JKS"),
@@ -123,49 +147,74 @@ def exporter_http_block(params):
     return "\n".join(lines) + "\n"
 
 
-def write_metrics_config(params, basedir):
+def exporter_config(params, basedir):
+    """(text, mode) of the JMX exporter config, None when metrics are off."""
     if not params.mm2_metrics_enabled:
-        File(params.jmx_exporter_config_file, action="delete")
-        return
-    if not params.metrics_has_secrets:
-        File(params.jmx_exporter_config_file, content=StaticFile(JMX_EXPORTER_RULES),
-             owner=params.mm2_user, group=params.user_group, mode=0o644)
-        return
-    with open(os.path.join(basedir, "files", JMX_EXPORTER_RULES)) as fh:
+        return None
+    with io.open(os.path.join(basedir, "files", JMX_EXPORTER_RULES), encoding="utf-8") as fh:
         rules = fh.read()
-    with private_umask():
-        File(params.jmx_exporter_config_file,
-             content=InlineTemplate("{{ exporter_config }}", exporter_config=rules + exporter_http_block(params)),
-             owner=params.mm2_user, group=params.user_group, mode=0o600)
+    if not params.metrics_has_secrets:
+        return rules, 0o644
+    return rules + exporter_http_block(params), 0o600
 
 
-def render_templates(params):
-    """(log4j text, env text), rendered before anything is written: a template that does not
-    render fails CONFIGURE with nothing changed (the validator checks the syntax already)."""
-    texts = []
-    for source, where in ((params.mm2_log4j_content, "kafka-mm2-log4j"), (params.env_content, "kafka-mm2-env/content")):
-        try:
-            texts.append(InlineTemplate(source).get_content())
-        except Exception as e:  # Jinja2's TemplateSyntaxError / UndefinedError: name the template
-            raise Fail("The %s template cannot be rendered (%s: %s); nothing was written and the previous "
-                       "files are kept. Fix the template or clear it to use the mpack's default."
-                       % (where, type(e).__name__, e))
-    return texts
+def planned_files(params, rendering, basedir):
+    """Every file CONFIGURE writes, rendered in memory: [(path, text, mode)], and the files it
+    removes. Any problem raises Fail before a single file is touched."""
+    from mm2_core import names
+    files = [(os.path.join(params.mm2_conf_dir, r.name), text(r.text), r.mode) for r in rendering.files]
+    files.append((params.mm2_log4j_file,
+                  render_template(params, params.mm2_log4j_content, names.LOG4J, params.mm2_log4j_property), 0o644))
+    files.append((params.mm2_env_file, render_template(params, params.env_content, names.ENV, "content"), 0o644))
+    removed = [params.mm2_log4j_stale_file]
+    exporter = exporter_config(params, basedir)
+    if exporter is None:
+        removed.append(params.jmx_exporter_config_file)
+    else:
+        files.append((params.jmx_exporter_config_file, exporter[0], exporter[1]))
+    names_now = [r.name for r in rendering.files]
+    # Files rendered last time but not now (e.g. the secrets file after the option was turned
+    # off) would keep stale passwords around.
+    removed += [os.path.join(params.mm2_conf_dir, old) for old in _read_manifest(params.mm2_manifest_file)
+                if old not in names_now and "/" not in old]
+    files.append((params.mm2_manifest_file, u"\n".join(names_now) + u"\n", 0o644))
+    return files, removed
+
+
+def _temp_name(path):
+    return os.path.join(os.path.dirname(path), ".%s.new" % os.path.basename(path))
+
+
+def write_files(params, files, removed):
+    """Each file goes to a temp name first and is renamed over the old one when all are written:
+    MM2 never reads a half-written file and a failed write leaves the old set."""
+    written = []
+    try:
+        with private_umask():
+            for path, content, mode in files:
+                tmp = _temp_name(path)
+                # The text goes in as a template variable: never parsed as Jinja, never logged.
+                File(native(tmp), content=InlineTemplate("{{ rendered_text }}", rendered_text=content),
+                     owner=native(params.mm2_user), group=native(params.user_group), mode=mode, encoding="utf-8")
+                written.append(tmp)
+    except Exception as e:
+        for tmp in written + [_temp_name(files[len(written)][0])]:
+            File(native(tmp), action="delete")
+        raise Fail(u"Writing %s failed (%s: %s); the previous files are kept"
+                   % (text(files[len(written)][0]), e.__class__.__name__, text(e)))
+    for path, _, _ in files:
+        Execute(("mv", "-f", native(_temp_name(path)), native(path)), sudo=True)
+    for path in removed:
+        File(native(path), action="delete")
+    return [path for path, _, _ in files]
 
 
 def configure(params, basedir):
     require_installation(params)
     rendering = render_files(params)   # validation first: a bad config writes nothing
-    log4j_text, env_text = render_templates(params)
+    files, removed = planned_files(params, rendering, basedir)
     ensure_directories(params)
-    write_rendered(params, rendering)
-    # Already rendered: the text goes in as a variable, never parsed as Jinja again.
-    File(params.mm2_log4j_file, content=InlineTemplate("{{ rendered_text }}", rendered_text=log4j_text),
-         owner=params.mm2_user, group=params.user_group, mode=0o644)
-    File(params.mm2_log4j_stale_file, action="delete")
-    File(params.mm2_env_file, content=InlineTemplate("{{ rendered_text }}", rendered_text=env_text),
-         owner=params.mm2_user, group=params.user_group, mode=0o644)
-    write_metrics_config(params, basedir)
+    write_files(params, files, removed)
     Logger.info("MirrorMaker 2 configured for Kafka %s (%s) from %s" % (
         params.kafka_version, params.kafka_version_origin, params.kafka_home))
     return rendering

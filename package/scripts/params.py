@@ -11,32 +11,44 @@ from resource_management.libraries.functions.default import default
 from resource_management.libraries.script.script import Script
 
 from mm2_core import install, names, process, schema
+from mm2_core.text import text, to_text
 import status_params
 
 config = Script.get_config()
 tmp_dir = Script.get_tmp_dir()
-hostname = config["agentLevelParams"]["hostname"]
+hostname = to_text(config["agentLevelParams"]["hostname"])
 stack_name = default("/clusterLevelParams/stack_name", None) or default("/configurations/cluster-env/stack_name", "")
 
 
 def _env(name):
-    return default("/configurations/%s/%s" % (names.ENV, name), schema.ENV[name].default)
+    return _get(names.ENV, name)
 
 
 def _get(config_type, name):
-    return default("/configurations/%s/%s" % (config_type, name), schema.BY_NAME[config_type][name].default)
+    # to_text: Ambari 3 hands decrypted sensitive values over as bytes
+    return to_text(default("/configurations/%s/%s" % (config_type, name), schema.BY_NAME[config_type][name].default))
+
+
+def _template(config_type, name):
+    """A content template property, or None when the command lacks it (a partial REST write,
+    a property added by a newer mpack before `ambari-server upgrade`) or it is blank: CONFIGURE
+    then uses the template this mpack ships (schema content_file), never an empty file."""
+    value = to_text(default("/configurations/%s/%s" % (config_type, name), None))
+    if value is None or not hasattr(value, "strip") or not value.strip():
+        return None
+    return value
 
 
 def as_bool(value):
     if isinstance(value, bool):
         return value
-    return str(value).strip().lower() == "true"
+    return text(value).strip().lower() == "true"
 
 
 def as_int(value, prop):
     try:
-        return int(str(value).strip())
-    except ValueError:
+        return int(text(value).strip())
+    except (ValueError, UnicodeError):
         return int(schema.ENV[prop].default)
 
 
@@ -51,7 +63,7 @@ def plain_configurations():
             value = section[key]
             if isinstance(value, bool):
                 value = "true" if value else "false"
-            values[key] = value
+            values[key] = to_text(value)
         result[type_name] = values
     return result
 
@@ -91,7 +103,7 @@ try:
     kafka_version, kafka_version_origin = install.effective_version(kafka_home, kafka_version_override)
     kafka_version_tuple = install.check_mm2_version(kafka_version)
 except install.InstallError as e:
-    installation_error = str(e)
+    installation_error = text(e)
 mm2_launcher = os.path.join(kafka_home, install.LAUNCHER_REL) if kafka_home else None
 is_kafka4 = bool(kafka_version_tuple) and kafka_version_tuple >= (4, 0, 0)
 
@@ -106,13 +118,15 @@ mm2_stop_timeout = as_int(_env("mm2_stop_timeout_seconds"), "mm2_stop_timeout_se
 # ---- logging: log4j 1 properties up to 3.x, log4j2 YAML from 4.0 (KIP-653)
 mm2_log_max_file_size = _get(names.LOG4J, "mm2_log_max_file_size")
 mm2_log_max_backup_index = _get(names.LOG4J, "mm2_log_max_backup_index")
-log4j1_content = _get(names.LOG4J, "content")
-log4j2_content = _get(names.LOG4J, "log4j2_content")
+log4j1_content = _template(names.LOG4J, "content")
+log4j2_content = _template(names.LOG4J, "log4j2_content")
 if is_kafka4:
     mm2_log4j_file, mm2_log4j_stale_file, mm2_log4j_content = log4j2_file, log4j1_file, log4j2_content
+    mm2_log4j_property = "log4j2_content"
     mm2_log4j_opts = "-Dlog4j2.configurationFile=" + log4j2_file
 else:
     mm2_log4j_file, mm2_log4j_stale_file, mm2_log4j_content = log4j1_file, log4j2_file, log4j1_content
+    mm2_log4j_property = "content"
     mm2_log4j_opts = "-Dlog4j.configuration=file:" + log4j1_file
 
 # ---- metrics: the Prometheus JMX exporter agent
@@ -157,4 +171,4 @@ target_clusters_setting = _get(names.DRIVER, "target.clusters")
 # ---- the local Kafka (default target in simple mode), for the renderer
 kafka_broker_hosts = sorted(default("/clusterHostInfo/kafka_broker_hosts", []) or [])
 
-env_content = _env("content")
+env_content = _template(names.ENV, "content")

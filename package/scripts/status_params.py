@@ -5,10 +5,11 @@ import os
 from resource_management.libraries.functions.default import default
 
 from mm2_core import names, process, schema
+from mm2_core.text import to_text
 
 
 def _env(name):
-    return default("/configurations/%s/%s" % (names.ENV, name), schema.ENV[name].default)
+    return to_text(default("/configurations/%s/%s" % (names.ENV, name), schema.ENV[name].default))
 
 
 mm2_pid_dir = _env("mm2_pid_dir")

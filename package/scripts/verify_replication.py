@@ -25,6 +25,7 @@ from resource_management.core.resources.system import Directory, Execute
 from resource_management.libraries.functions.default import default
 
 from mm2_core import process
+from mm2_core.text import native, text, to_text
 from mm2_verify_job import plan
 
 JOB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mm2_verify_job", "job.py")
@@ -76,10 +77,10 @@ def _private_dir(params):
     return path, uid, gid
 
 
-def _write_private(path, text, uid, gid):
+def _write_private(path, content, uid, gid):
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(text)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(to_text(content).encode("utf-8"))
     os.chown(path, uid, gid)
 
 
@@ -109,7 +110,7 @@ def prepare(params):
                                   dict(default("/clusterHostInfo", {}) or {}), params.stack_root,
                                   pyspark_home=pyspark_home)
     except plan.PlanError as e:
-        raise Fail("Verify Replication cannot run: %s" % e)
+        raise Fail(u"Verify Replication cannot run: %s" % text(e))
     # su -l drops the agent's environment: pass the Python that runs the job's driver explicitly.
     # A pip-installed pyspark (a package directory as SPARK_HOME) needs the Python it belongs to.
     python = os.environ.get("PYSPARK_PYTHON")
@@ -141,7 +142,8 @@ def run(script, env):
         names, settings["lookback_minutes"], spark["master"], spark["reason"]))
 
     out_dir = os.path.join(params.mm2_log_dir, "verify", time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()))
-    Directory(out_dir, owner=params.mm2_user, group=params.user_group, mode=0o755, create_parents=True)
+    Directory(native(out_dir), owner=native(params.mm2_user), group=native(params.user_group), mode=0o755,
+              create_parents=True)
     report, summary, plot = (os.path.join(out_dir, n) for n in ("report.json", "summary.txt", "completeness.html"))
 
     work_dir, uid, gid = _private_dir(params)
@@ -159,15 +161,15 @@ def run(script, env):
                                       shlex.split(settings["spark_submit_args"]), files)
         # su -l starts in the user's home: change to work_dir inside the command.
         command = "cd %s && exec %s" % (process.quote(work_dir), " ".join(process.quote(a) for a in argv))
-        Execute(command, user=params.mm2_user, environment=spark_environment(params, spark, python),
+        Execute(native(command), user=native(params.mm2_user), environment=spark_environment(params, spark, python),
                 logoutput=True, returns=[0, 1])
     finally:
         shutil.rmtree(work_dir, ignore_errors=True)
 
-    text = _read(report)
-    if text is None:
+    report_text = _read(report)
+    if report_text is None:
         raise Fail("The verification job wrote no report (%s); see its output above" % report)
-    result = json.loads(text)
+    result = json.loads(report_text)
     # The job printed the summary table above (logoutput); say where the files are.
     Logger.info("Verification report, summary table and completeness plot: %s" % out_dir)
     script.put_structured_out({RESULT_KEY: {

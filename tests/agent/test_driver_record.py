@@ -1,3 +1,4 @@
+# -*- coding: utf-8 -*-
 """Record mode (like Ambari's RMFTestCase): the resources CONFIGURE, START and STOP declare, in
 order, with their owners and modes, for a few configurations (Kerberos on/off, separate vs
 stack Kafka, log4j 1 on 3.x vs log4j2 on 4.x)."""
@@ -50,29 +51,28 @@ def content(run, resource):
 
 def assert_configure(run, driver, log4j="log4j.properties", stale="log4j2.yaml", props_mode=0o640,
                      rendered=("connect-mirror-maker.properties",)):
+    """Directories, then every file rendered in memory written to a temp name (all or none),
+    then the renames, then the removals of files no longer wanted."""
     conf = driver.conf_dir
     for d in (conf, driver.log_dir, driver.pid_dir):
         run.assert_resource_called("Directory", d, owner="mm2", group="hadoop", mode=0o755,
                                    create_parents=True, cd_access="a")
+    planned = [(name, props_mode if name == "connect-mirror-maker.properties" else 0o600) for name in rendered]
+    planned += [(log4j, 0o644), ("mm2-env.sh", 0o644), ("jmx_exporter_mm2.yaml", 0o644), (".rendered-files", 0o644)]
     files = {}
-    for name in rendered:
+    for name, mode in planned:
         files[name] = run.assert_resource_called(
             "File", os.path.join(conf, "." + name + ".new"), content=ANY, owner="mm2", group="hadoop",
-            mode=props_mode if name == "connect-mirror-maker.properties" else 0o600)
-    for name in rendered:
+            mode=mode, encoding="utf-8")
+    for name, _ in planned:
         run.assert_resource_called("Execute", ("mv", "-f", os.path.join(conf, "." + name + ".new"),
                                                os.path.join(conf, name)), sudo=True)
-    run.assert_resource_called("File", os.path.join(conf, ".rendered-files"), content="\n".join(rendered) + "\n",
-                               owner="mm2", group="hadoop", mode=0o644)
-    files[log4j] = run.assert_resource_called("File", os.path.join(conf, log4j), content=ANY,
-                                              owner="mm2", group="hadoop", mode=0o644)
     run.assert_resource_called("File", os.path.join(conf, stale), action=["delete"])
-    files["mm2-env.sh"] = run.assert_resource_called("File", os.path.join(conf, "mm2-env.sh"), content=ANY,
-                                                     owner="mm2", group="hadoop", mode=0o644)
-    run.assert_resource_called("File", os.path.join(conf, "jmx_exporter_mm2.yaml"),
-                               content=run.StaticFile("jmx_exporter_mm2.yaml"), owner="mm2", group="hadoop",
-                               mode=0o644)
-    return dict((k, content(run, v)) for k, v in files.items())
+    texts = dict((k, content(run, v)) for k, v in files.items())
+    assert texts[".rendered-files"] == "\n".join(rendered) + "\n"
+    with open(os.path.join(harness.PACKAGE_DIR, "files", "jmx_exporter_mm2.yaml")) as fh:
+        assert texts["jmx_exporter_mm2.yaml"] == fh.read()
+    return texts
 
 
 def test_configure_separate_kafka_3x(site):
@@ -168,3 +168,71 @@ def test_status_reads_only_the_pid_file(site):
         with pytest.raises(ComponentIsNotRunning):
             harness.run_recorded(DRIVER_SCRIPT, CLASS, "status", cmd)
     assert not call.called
+
+
+def _without(cmd, *props):
+    for config_type, name in props:
+        cmd["configurations"][config_type].pop(name, None)
+    return cmd
+
+
+@pytest.mark.parametrize("missing", [
+    [(names.ENV, "content")], [(names.LOG4J, "content")], [(names.ENV, "content"), (names.LOG4J, "content")]],
+    ids=["env", "log4j", "both"])
+def test_missing_template_property_falls_back_to_the_shipped_template(site, missing):
+    """A partial REST write, or a property of a newer mpack before `ambari-server upgrade`: the
+    command lacks kafka-mm2-env/content or kafka-mm2-log4j/content. CONFIGURE renders the
+    template the mpack ships instead of writing an empty mm2-env.sh / log4j.properties."""
+    driver = Driver(site)
+    full = assert_configure(harness.run_recorded(DRIVER_SCRIPT, CLASS, "configure",
+                                                 record_command(driver, "CONFIGURE")), driver)
+    run = harness.run_recorded(DRIVER_SCRIPT, CLASS, "configure",
+                               _without(record_command(driver, "CONFIGURE"), *missing))
+    texts = assert_configure(run, driver)
+    def lines(t):   # the shipped file and the stack default differ only in blank lines
+        return [line for line in t.splitlines() if line.strip()]
+    for name in ("mm2-env.sh", "log4j.properties"):
+        assert texts[name].strip() and lines(texts[name]) == lines(full[name])
+    assert "export JAVA_HOME='%s'" % site.java_home in texts["mm2-env.sh"]
+    for config_type, name in missing:
+        assert "%s/%s is missing or empty in this command" % (config_type, name) in run.log_text()
+
+
+def test_bad_template_fails_naming_the_property_and_writes_nothing(site):
+    from resource_management.core.exceptions import Fail
+    driver = Driver(site)
+    cmd = record_command(driver, "CONFIGURE", env={"content": "export JAVA_HOME={{ java_home"})  # unclosed
+    with pytest.raises(Fail) as caught:
+        harness.run_recorded(DRIVER_SCRIPT, CLASS, "configure", cmd)
+    assert "kafka-mm2-env/content" in str(caught.value) and "cannot be rendered" in str(caught.value)
+    assert "previous files are kept" in str(caught.value)
+
+
+def test_install_problem_is_a_fail_not_the_cores_install_error(site):
+    from resource_management.core.exceptions import Fail
+    driver = Driver(site)
+    driver.env["kafka_home"] = os.path.join(site.root, "no", "kafka", "here")
+    with pytest.raises(Fail) as caught:
+        harness.run_recorded(DRIVER_SCRIPT, CLASS, "install", record_command(driver, "INSTALL"))
+    assert type(caught.value) is Fail
+    assert "kafka-mm2-env/" in str(caught.value)
+
+
+def test_decrypted_bytes_are_rendered_as_text(site):
+    """Ambari 3 with sensitive-data encryption hands the decrypted passwords over as bytes (on
+    Python 2, UTF-8 bytes are a plain str): they must reach the files as the text the operator
+    typed, never as b'...' or mojibake."""
+    driver = Driver(site)
+    password = u"pässwörd-密码"
+    cmd = record_command(driver, "CONFIGURE", configurations={names.CLUSTERS: {
+        "source.security.protocol": "SASL_PLAINTEXT", "source.sasl.mechanism": "PLAIN",
+        "source.sasl.username": "mm2", "source.sasl.password": password.encode("utf-8")}},
+        env={"mm2_metrics_auth_username": "prometheus", "mm2_metrics_auth_password": password.encode("utf-8")})
+    run = harness.run_recorded(DRIVER_SCRIPT, CLASS, "configure", cmd)
+    (yaml_file,) = [r for r in run.find("File") if r.name.endswith(".jmx_exporter_mm2.yaml.new")]
+    (props_file,) = [r for r in run.find("File") if r.name.endswith(".connect-mirror-maker.properties.new")]
+    exporter, props = content(run, yaml_file), content(run, props_file)
+    assert 'password: "%s"' % password in exporter and "b'" not in exporter
+    from mm2_core import javaprops
+    jaas = javaprops.load_dict(props)["A.sasl.jaas.config"]
+    assert 'password="%s"' % password in jaas and "b'" not in jaas

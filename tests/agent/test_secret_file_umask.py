@@ -50,22 +50,27 @@ def _record_umask_at_each_file(monkeypatch):
     return seen
 
 
-def test_rendered_files_are_written_under_a_private_umask(monkeypatch, tmpdir):
+def _planned(params, basedir):
+    """What planned_files gives write_files: the rendered files plus the exporter config."""
+    files = [(os.path.join(params.mm2_conf_dir, r.name), r.text, r.mode) for r in _Rendering.files]
+    exporter_text, exporter_mode = mm2_setup.exporter_config(params, basedir)
+    files.append((params.jmx_exporter_config_file, exporter_text, exporter_mode))
+    return files
+
+
+def test_every_file_is_written_under_a_private_umask(monkeypatch, tmpdir):
     seen = _record_umask_at_each_file(monkeypatch)
+    tmpdir.mkdir("files").join("jmx_exporter_mm2.yaml").write("rules: []\n")
+    params = _Params(str(tmpdir))
+    files = _planned(params, str(tmpdir))
+    assert files[-1][2] == 0o600 and "s3cret" in files[-1][1]   # the exporter config holds the password
     before = os.umask(0o022)
     try:
-        mm2_setup.write_rendered(_Params(str(tmpdir)), _Rendering())
+        mm2_setup.write_files(params, files, removed=[])
         after = os.umask(0o022)
     finally:
         os.umask(before)
-    written = dict(seen)
-    assert written[".connect-mirror-maker.properties.new"] == 0o077
-    assert written[".mm2-secrets.properties.new"] == 0o077
+    written = dict((name, umask) for name, umask in seen if name.endswith(".new"))
+    assert written == {".connect-mirror-maker.properties.new": 0o077, ".mm2-secrets.properties.new": 0o077,
+                       ".jmx_exporter_mm2.yaml.new": 0o077}
     assert after == 0o022  # the agent's umask is restored for everything else
-
-
-def test_exporter_config_with_passwords_is_written_under_a_private_umask(monkeypatch, tmpdir):
-    seen = _record_umask_at_each_file(monkeypatch)
-    tmpdir.mkdir("files").join("jmx_exporter_mm2.yaml").write("rules: []\n")
-    mm2_setup.write_metrics_config(_Params(str(tmpdir)), str(tmpdir))
-    assert seen == [("jmx_exporter_mm2.yaml", 0o077)]

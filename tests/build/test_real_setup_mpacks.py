@@ -1,10 +1,8 @@
 """Ambari's own setupMpacks.py (install-mpack, upgrade-mpack, uninstall-mpack) on our tarball.
 
-Runs only where extracted Ambari sources are available (CI has none):
-  MM2_AMBARI_SRC_R278=<release-2.7.8 tree>   run with Python 2.7 ($MM2_PY27, or pyenv 2.7.18)
-  MM2_AMBARI_SRC_TRUNK=<trunk tree>          run with Python 3.9/3.10 that has `distro`
-                                             ($MM2_AMBARI_PY3, or a pyenv 3.9.18/3.10.13 with distro)
-  MM2_AMBARI_SRC=<either tree>               the line is recognised from its setupMpacks.py
+Runs with MM2_AMBARI_SRC=<Ambari checkout> (tests/run.sh: trunk with Python 3.9 plus `distro`,
+release-2.7.8 with Python 2.7); the line is recognised from its setupMpacks.py and the command
+runs with the interpreter of the test run.
 
 Nothing of Ambari is copied or changed: each command runs in a child process with the Ambari
 sources on PYTHONPATH, AMBARI_CONF_DIR pointing at an ambari.properties that moves every server
@@ -15,6 +13,7 @@ fake_setup_mpacks, and both must leave the same links and directories behind.
 import io
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -55,14 +54,11 @@ def _line_of_tree(src):
 
 
 def _sources():
-    found = {}
+    """{line: checkout} of the Ambari in MM2_AMBARI_SRC (the run's interpreter fits that line)."""
     single = os.environ.get("MM2_AMBARI_SRC")
     if single and os.path.isdir(single):
-        found[_line_of_tree(single)] = single
-    for line, var in (("2.7.8", "MM2_AMBARI_SRC_R278"), ("trunk", "MM2_AMBARI_SRC_TRUNK")):
-        if os.environ.get(var) and os.path.isdir(os.environ[var]):
-            found[line] = os.environ[var]
-    return found
+        return {_line_of_tree(single): single}
+    return {}
 
 
 def _clean_env(**extra):
@@ -72,51 +68,15 @@ def _clean_env(**extra):
     return env
 
 
-def _has_distro(python):
-    try:
-        return subprocess.call([python, "-c", "import distro"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env=_clean_env()) == 0
-    except OSError:
-        return False
-
-
-def _pyenv_python(version):
-    try:
-        out = subprocess.check_output(["pyenv", "which", "python"], stderr=subprocess.PIPE,
-                                      env=dict(os.environ, PYENV_VERSION=version))
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return out.decode("utf-8").strip()
-
-
-def _interpreter(line):
-    if line == "2.7.8":
-        return mpack_helpers.load_build_module().find_python27()  # $MM2_PY27 first
-    candidates = [os.environ.get("MM2_AMBARI_PY3"), _pyenv_python("3.9.18"), _pyenv_python("3.10.13")]
-    for candidate in candidates:
-        if candidate and _has_distro(candidate):
-            return candidate
-    return None
-
-
 def _line_params():
+    """One case: the line of MM2_AMBARI_SRC, run with this interpreter (tests/run.sh picks
+    Python 2.7 for release-2.7.8 and Python 3.9 with `distro` for trunk)."""
     sources = _sources()
-    params = []
-    for line in ("2.7.8", "trunk"):
-        if line not in sources:
-            reason = "set MM2_AMBARI_SRC_%s (or MM2_AMBARI_SRC) to extracted Ambari sources" % (
-                "R278" if line == "2.7.8" else "TRUNK")
-            params.append(pytest.param(line, None, None, marks=pytest.mark.skip(reason=reason)))
-            continue
-        python = _interpreter(line)
-        if python is None:
-            reason = ("no Python 2.7 (set MM2_PY27)" if line == "2.7.8" else
-                      "no Python 3.9/3.10 with `distro` (pip install distro in a venv outside the repo and "
-                      "set MM2_AMBARI_PY3)")
-            params.append(pytest.param(line, None, None, marks=pytest.mark.skip(reason=reason)))
-            continue
-        params.append(pytest.param(line, sources[line], python))
-    return params
+    if not sources:
+        return [pytest.param(None, None, None, marks=pytest.mark.skip(
+            reason="needs MM2_AMBARI_SRC (a real Ambari checkout; tests/run.sh runs it on both lines)"))]
+    (line, src), = sources.items()
+    return [pytest.param(line, src, sys.executable)]
 
 
 class RealServer(object):

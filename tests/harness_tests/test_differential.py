@@ -36,7 +36,8 @@ def _tree(root):
                 mode = stat.S_IMODE(os.stat(path).st_mode)
                 content = None
                 if os.path.isfile(path) and not name.endswith((".pid", ".out")):
-                    content = _normalize(open(path).read(), root)
+                    with open(path, "rb") as fh:
+                        content = _normalize(fh.read().decode("utf-8", "replace"), root)
                 result[rel] = (mode, content)
     return result
 
@@ -50,7 +51,8 @@ def _stop_leftovers(root):
             pass
 
 
-def test_double_and_real_ambari_behave_the_same(tmpdir):
+@pytest.mark.parametrize("password", ["s3cret-pw", u"p\u00e4ssw\u00f6rd-\u5bc6\u7801"], ids=["ascii", "non-ascii"])
+def test_double_and_real_ambari_behave_the_same(tmpdir, password):
     roots = {"double": str(tmpdir.mkdir("double")), "real": str(tmpdir.mkdir("real"))}
     libraries = {"double": "double", "real": harness.real_ambari_src()}
     try:
@@ -58,7 +60,7 @@ def test_double_and_real_ambari_behave_the_same(tmpdir):
             results = {}
             for name in ("double", "real"):
                 root = roots[name]
-                run = harness.run_script(PROBE_SCRIPT, probe_command(command, root=root), root,
+                run = harness.run_script(PROBE_SCRIPT, probe_command(command, root=root, password=password), root,
                                          ambari_src=libraries[name])
                 results[name] = (run.exit_code, run.structured_out, _normalize(run.stdout, root))
             assert results["double"] == results["real"], command

@@ -9,6 +9,9 @@ import re
 import shlex
 import struct
 
+from mm2_core import text as _t   # the module: alert reloads drop mm2_core modules (Python 2 clears
+                                 # a dropped module's globals under functions imported from it)
+
 MM2_FORMATTERS_VERSION = (2, 7, 0)     # org.apache.kafka.connect.mirror.formatters.*
 PRODUCER_BOOTSTRAP_VERSION = (2, 5, 0)  # console producer --bootstrap-server (KIP-499)
 GET_OFFSETS_VERSION = (3, 0, 0)         # bin/kafka-get-offsets.sh with --command-config (KIP-635)
@@ -297,7 +300,7 @@ def connector_states(status_records):
 
 
 def _csv_field(value):
-    value = str(value)
+    value = _t.text(value)   # group names are any text
     if any(c in value for c in ',"\r\n'):
         return '"%s"' % value.replace('"', '""')
     return value

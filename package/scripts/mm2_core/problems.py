@@ -1,5 +1,7 @@
 """Findings of validation: Problem (config type, property, message, level) and ConfigError."""
 
+from mm2_core import config_values
+
 ERROR, WARN = "ERROR", "WARN"
 
 
@@ -17,7 +19,10 @@ class Problem(object):
         return self.level == ERROR
 
     def __str__(self):
-        return "%s/%s: %s" % (self.config_type, self.name, self.message)
+        return config_values._native(self.__unicode__())
+
+    def __unicode__(self):  # Python 2: unicode(problem) keeps a non-ASCII value the message echoes
+        return u"%s/%s: %s" % (self.config_type, self.name, self.message)
 
     def __repr__(self):
         return "Problem(%r, %r, %r, %r)" % (self.config_type, self.name, self.message, self.level)
@@ -47,7 +52,7 @@ class ConfigError(ValueError):
 
     def __init__(self, problems):
         self.problems = list(problems)
-        ValueError.__init__(self, "\n".join(str(p) for p in self.errors))
+        ValueError.__init__(self, config_values._native(u"\n".join(p.__unicode__() for p in self.errors)))
 
     @property
     def errors(self):

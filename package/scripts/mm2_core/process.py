@@ -13,9 +13,13 @@ import errno
 import os
 import signal
 import socket
+import subprocess
+import threading
 import time
 
 from mm2_core import names
+from mm2_core import text as _t   # the module: alert reloads drop mm2_core modules (Python 2 clears
+                                 # a dropped module's globals under functions imported from it)
 
 try:
     from shlex import quote as _quote
@@ -47,13 +51,7 @@ KILL_WAIT_SECONDS = 10
 
 
 def quote(arg):
-    return _quote(str(arg))
-
-
-def _native(data):
-    if str is bytes:
-        return data
-    return data.decode("utf-8", "replace")
+    return _quote(_t.text(arg))
 
 
 class Status(object):
@@ -76,18 +74,18 @@ def read_pid_file(path):
     """(pid, problem): pid is an int > 0 or None; problem says why not."""
     try:
         with open(path, "rb") as fh:
-            text = _native(fh.read(64)).strip()
+            content = _t.decode_output(fh.read(64)).strip()
     except (IOError, OSError) as e:
         if e.errno == errno.ENOENT:
             return None, NO_PID_FILE
         return None, "%s: %s" % (BAD_PID_FILE, e)
-    if not text.isdigit() or int(text) <= 0:
-        return None, "%s: %r" % (BAD_PID_FILE, text[:20])
-    return int(text), None
+    if not content.isdigit() or int(content) <= 0:
+        return None, "%s: %r" % (BAD_PID_FILE, str(content[:20].encode("ascii", "replace").decode("ascii")))
+    return int(content), None
 
 
 def read_cmdline(pid, proc_root="/proc"):
-    """argv of pid as a list of native strings; None when there is no such process."""
+    """argv of pid as a list of text strings; None when there is no such process."""
     try:
         with open(os.path.join(proc_root, str(pid), "cmdline"), "rb") as fh:
             data = fh.read()
@@ -96,14 +94,14 @@ def read_cmdline(pid, proc_root="/proc"):
     parts = data.split(b"\0")
     if parts and parts[-1] == b"":
         parts.pop()
-    return [_native(p) for p in parts]
+    return [_t.decode_output(p) for p in parts]
 
 
 def process_state(pid, proc_root="/proc"):
     """One-letter state from /proc/<pid>/stat (R, S, D, Z, ...); None if no such process."""
     try:
         with open(os.path.join(proc_root, str(pid), "stat"), "rb") as fh:
-            data = _native(fh.read())
+            data = _t.decode_output(fh.read())
     except (IOError, OSError):
         return None
     # "pid (comm) S ...": comm may hold spaces and parentheses, the state follows the last ')'.
@@ -127,7 +125,7 @@ def is_mm2_cmdline(argv, props_path):
     """Is this command line our MM2: our properties file plus MM2's main class or launcher."""
     if not argv:
         return False
-    wanted = os.path.normpath(props_path)
+    wanted = os.path.normpath(_t.text(props_path))
     has_props = False
     has_mm2 = False
     for arg in argv:
@@ -234,7 +232,7 @@ def tail_lines(path, count=40, max_bytes=256 * 1024):
             data = fh.read()
     except (IOError, OSError):
         return []
-    lines = _native(data).splitlines()
+    lines = _t.decode_output(data).splitlines()
     if size > max_bytes and lines:
         lines = lines[1:]  # first line is probably cut
     return lines[-count:]
@@ -420,3 +418,127 @@ def pids_to_stop(pid_file, props_path, proc_root="/proc"):
     pids = [current.pid] if current.running else []
     pids += [p for p in find_our_processes(props_path, proc_root) if p not in pids]
     return pids, current
+
+
+# ---------------------------------------------------------------- bounded child processes
+# Every program the mpack runs (Kafka tools, java -version) goes through run_bounded, on both
+# Ambari lines: resource_management's own timeout kill is broken on Ambari 3 (killtree.sh gets
+# "Signals.SIGKILL" on Python 3), and a Kafka tool that never returns would hold the command
+# until the agent gives up.
+
+TERM_GRACE_SECONDS = 5
+
+
+class RunResult(object):
+    def __init__(self, code, out, err, timed_out, timeout):
+        self.code = code
+        self.out = out
+        self.err = err
+        self.timed_out = timed_out
+        self.timeout = timeout
+
+    def __repr__(self):
+        return "RunResult(code=%r, timed_out=%r)" % (self.code, self.timed_out)
+
+
+def children_of(pid, proc_root="/proc"):
+    """Direct children of pid, from /proc/<p>/stat."""
+    found = []
+    try:
+        entries = os.listdir(proc_root)
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(os.path.join(proc_root, entry, "stat"), "rb") as fh:
+                fields = _t.decode_output(fh.read()).rsplit(")", 1)[1].split()
+        except (IOError, OSError, IndexError):
+            continue
+        if len(fields) > 1 and fields[1] == str(pid):
+            found.append(int(entry))
+    return found
+
+
+def process_tree(pid, proc_root="/proc"):
+    """pid and all its descendants (also those in other sessions, e.g. under su)."""
+    tree, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        if current in tree:
+            continue
+        tree.append(current)
+        todo.extend(children_of(current, proc_root))
+    return tree
+
+
+def kill_tree(pid, kill=os.kill, grace=TERM_GRACE_SECONDS, proc_root="/proc", clock=time.time,
+              sleep=time.sleep):
+    """SIGTERM to pid and every descendant, SIGKILL to whatever is left after grace seconds."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        tree = [p for p in process_tree(pid, proc_root) if is_alive(p, proc_root)]
+        if not tree:
+            return
+        for member in tree:
+            try:
+                kill(member, int(sig))
+            except OSError:
+                pass
+        end = clock() + (grace if sig == signal.SIGTERM else 0)
+        while clock() < end and any(is_alive(p, proc_root) for p in tree):
+            sleep(0.1)
+
+
+def _collect(stream, sink):
+    try:
+        while True:
+            chunk = stream.read(65536) if not hasattr(stream, "read1") else stream.read1(65536)
+            if not chunk:
+                break
+            sink.append(chunk)
+    except (IOError, OSError, ValueError):
+        pass
+
+
+def run_bounded(argv, timeout, env=None, stdin_text=None, preexec_fn=None, kill=os.kill,
+                grace=TERM_GRACE_SECONDS, cwd=None):
+    """Run argv (no shell) with a hard time limit; returns a RunResult with text output.
+
+    The child gets its own session; on timeout its whole process tree gets SIGTERM, then
+    SIGKILL after grace seconds. Output is decoded as UTF-8 with replacement, whatever bytes
+    the program prints. kill(pid, signum) is injectable (the agent's sudo.kill when the child
+    runs as another user)."""
+    def setup():
+        os.setsid()
+        if preexec_fn is not None:
+            preexec_fn()
+
+    if env is not None:
+        env = dict((_t.native(k), _t.native(v)) for k, v in env.items())
+    proc = subprocess.Popen([_t.native(a) for a in argv], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env, cwd=cwd, close_fds=True, preexec_fn=setup)
+    out, err = [], []
+    readers = [threading.Thread(target=_collect, args=(proc.stdout, out)),
+               threading.Thread(target=_collect, args=(proc.stderr, err))]
+    for reader in readers:
+        reader.daemon = True
+        reader.start()
+    try:
+        if stdin_text is not None:
+            proc.stdin.write(_t.text(stdin_text).encode("utf-8"))
+        proc.stdin.close()
+    except (IOError, OSError):
+        pass
+    deadline = time.time() + timeout
+    timed_out = False
+    while proc.poll() is None:
+        if time.time() >= deadline:
+            timed_out = True
+            kill_tree(proc.pid, kill=kill, grace=grace)
+            break
+        time.sleep(0.05)
+    code = proc.wait()
+    for reader in readers:
+        reader.join(grace)
+    return RunResult(code, _t.decode_output(b"".join(out)), _t.decode_output(b"".join(err)), timed_out, timeout)

@@ -14,6 +14,8 @@ import os
 import re
 
 from mm2_core import names, schema
+from mm2_core import text as _t   # the module: alert reloads drop mm2_core modules (Python 2 clears
+                                 # a dropped module's globals under functions imported from it)
 
 from mm2_verify_job.job import split_patterns
 
@@ -37,7 +39,7 @@ def _value(configurations, config_type, name):
         value = schema.BY_NAME[config_type][name].default
     if isinstance(value, bool):
         value = "true" if value else "false"
-    return str(value).strip()
+    return _t.text(value).strip()   # any text: non-ASCII topics on Python 2, decrypted bytes on Ambari 3
 
 
 def verify_settings(configurations):

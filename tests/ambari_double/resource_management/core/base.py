@@ -5,6 +5,7 @@
 - A list as name declares one resource per item.
 - Outside test mode a resource is performed as soon as it is declared.
 """
+import sys
 from resource_management.core.exceptions import Fail, InvalidArgument
 from resource_management.core.environment import Environment
 from resource_management.core.logger import Logger
@@ -135,8 +136,20 @@ class Resource(_ResourceBase):
     def validate(self):
         pass
 
-    def __repr__(self):
-        return str(self)
+    if sys.version_info[0] == 2:
+        # as Ambari 2.7.8: repr() goes through a unicode format, so a non-ASCII name (bytes or
+        # unicode) makes logging the resource fail with a Unicode error
+        def __repr__(self):
+            return unicode(self)  # noqa: F821
 
-    def __str__(self):
-        return "%s[%s]" % (self.__class__.__name__, Logger._get_resource_name_repr(self.name))
+        def __unicode__(self):
+            return u"%s[%s]" % (self.__class__.__name__, Logger._get_resource_name_repr(self.name))
+
+        def __str__(self):
+            return repr(self)
+    else:
+        def __repr__(self):
+            return str(self)
+
+        def __str__(self):
+            return "%s[%s]" % (self.__class__.__name__, Logger._get_resource_name_repr(self.name))

@@ -125,6 +125,10 @@ def create_file(filename, content, encoding=None, on_file_created=None):
             fp.write(content)
         if on_file_created:
             on_file_created(tmp)
+        # trunk moves it with `mv` through shell.checked_call: a bytes name fails there with Fail
+        # ("Command should be a list of strings ...") and the temp file stays behind
+        from resource_management.core import shell
+        shell.quote_bash_args(filename)
         shutil.move(tmp, filename)
         return
     # 2.7.8: write in place (permissions are fixed afterwards by the provider).
