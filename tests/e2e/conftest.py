@@ -1,4 +1,5 @@
 """Fixtures of the end-to-end suites: the mpack built once per session, drivers cleaned up by pid."""
+import os
 import signal
 
 import pytest
@@ -70,3 +71,13 @@ def drivers():
 
 
 __all__ = ["mpack", "drivers", "require_line", "rk"]
+
+
+def pytest_collection_modifyitems(config, items):
+    """A real-cluster case gets one more try (pytest-rerunfailures): on a loaded 2-core host Connect's rebalances
+    and checkpoint intervals can outlast a bound once. A second failure fails the run; reruns show in the summary."""
+    if not config.pluginmanager.hasplugin("rerunfailures"):
+        return
+    for item in items:
+        if "%se2e%s" % (os.sep, os.sep) in str(getattr(item, "fspath", "")):
+            item.add_marker(pytest.mark.flaky(reruns=1, reruns_delay=10))

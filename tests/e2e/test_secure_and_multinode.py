@@ -331,7 +331,7 @@ def test_two_drivers_share_tasks_and_survive_a_kill(mpack, drivers, tmp_path):
         m = 2000
         src.produce_n(TOPIC, m, prefix="after-kill")
         try:
-            rk.wait_until(lambda: victim_tasks <= started_tasks(first, survivor_log), 120, interval=3,
+            rk.wait_until(lambda: victim_tasks <= started_tasks(first, survivor_log), 300, interval=3,
                           what="the surviving driver to start %s" % sorted(victim_tasks))
         except TimeoutError:
             raise AssertionError("the survivor started only %s of %s" % (started_tasks(first, survivor_log),
