@@ -247,6 +247,9 @@ def test_one_way_dr_full_lifecycle(line, policy, mpack, kafka_pool, drivers, tmp
     assert d.mm2_pids() == []
 
 
+@pytest.mark.xfail(strict=False, reason="open in issue 11: with the target down, some runs see the herder lose its "
+                   "group and the alerts fire within ~20 s; in others its tasks stay assigned with stale metrics and "
+                   "the partitions read as idle for the whole window (seen 2026-11-24)")
 def test_latency_and_lag_alerts_when_target_down():
     """The full lifecycle above stopped the target with records flowing: latency and lag must leave OK."""
     seen = OBSERVED_TARGET_DOWN.get(TARGET_DOWN_LINE)
