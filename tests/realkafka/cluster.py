@@ -122,7 +122,38 @@ def run_bounded(argv, timeout, env=None, input=None, cwd=None):
     return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
-class KafkaCluster(object):
+class _ChildJvm(object):
+    """What a broker and a hand-started MM2 share: one child JVM (self.process), stopped only by its pid."""
+    process = None
+    _stdout = None
+
+    def running(self):
+        return self.process is not None and self.process.poll() is None
+
+    def stop(self):
+        if self.running():
+            stop_pid(self.process.pid)
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        if self._stdout:
+            self._stdout.close()
+            self._stdout = None
+
+    def kill9(self):
+        if self.running():
+            os.kill(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=30)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+class KafkaCluster(_ChildJvm):
     """A one-node KRaft Kafka cluster on 127.0.0.1.
 
     listeners: extra {NAME: PROTOCOL} beside PLAINTEXT (used by the tools); each gets a free port
@@ -232,31 +263,6 @@ class KafkaCluster(object):
                 continue
         return ""
 
-    def running(self):
-        return self.process is not None and self.process.poll() is None
-
-    def stop(self):
-        if self.process is not None and self.process.poll() is None:
-            stop_pid(self.process.pid)
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
-        if self._stdout:
-            self._stdout.close()
-            self._stdout = None
-
-    def kill9(self):
-        if self.running():
-            os.kill(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=30)
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.stop()
-
     # -- tools
     def _run(self, argv, env=None, timeout=60, input=None, check=True):
         script = os.path.join(self.home, "bin", argv[0])
@@ -360,7 +366,7 @@ def kafka_clusters(workdir, names=("a", "b"), **kwargs):
             thread.join(90)
 
 
-class MirrorMaker(object):
+class MirrorMaker(_ChildJvm):
     """MM2 started by hand with connect-mirror-maker.sh (what an operator would run), stopped by its pid.
 
     properties: dict or text of connect-mirror-maker.properties; env adds e.g. KAFKA_OPTS (-javaagent:...).
@@ -391,9 +397,6 @@ class MirrorMaker(object):
                                         env=self.env, start_new_session=True)
         return self
 
-    def running(self):
-        return self.process is not None and self.process.poll() is None
-
     def log_text(self):
         try:
             with open(os.path.join(self.dir, "stdout.log")) as fh:
@@ -401,23 +404,6 @@ class MirrorMaker(object):
         except IOError:
             return ""
 
-    def stop(self):
-        if self.running():
-            stop_pid(self.process.pid)
-        if self._stdout:
-            self._stdout.close()
-            self._stdout = None
-
-    def kill9(self):
-        if self.running():
-            os.kill(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=30)
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.stop()
 
 
 def mm2_test_properties(clusters, flows, extra=None):
