@@ -27,11 +27,14 @@ class Partition(object):
     """One replicated partition: topic is the SOURCE topic name."""
 
     def __init__(self, topic, partition, count=1000.0, latency_avg=25.0, latency_last=None, lag=0.0,
-                 active=True):
+                 active=True, polled=None):
+        """active: records were written to the target (acknowledged) in the stat window; polled: records
+        were polled from the source in it (default: as active; polled without active is a stuck target)."""
         self.topic = topic
         self.partition = partition
         self.count = count
         self.active = active
+        self.polled = active if polled is None else polled
         self.latency_avg = latency_avg if active else NAN
         self.latency_last = latency_avg if latency_last is None else latency_last
         self.lag = lag
@@ -49,7 +52,9 @@ class Checkpoint(object):
 
 class Flow(object):
     def __init__(self, source, target, partitions=(), heartbeat=True, heartbeat_count=120.0,
-                 heartbeat_active=True, tasks=1, checkpoints=(), identity=False, separator="."):
+                 heartbeat_active=True, tasks=1, checkpoints=(), identity=False, separator=".", last_poll=None):
+        """last_poll: {task: seconds since its replication consumer last polled} (default 0: polling)."""
+        self.last_poll = dict(last_poll or {})
         self.source = source
         self.target = target
         self.partitions = list(partitions)
@@ -99,12 +104,15 @@ class MM2Process(object):
                 props.append(("source", flow.source))
             props += [("target", flow.target), ("topic", flow.remote(p.topic)), ("partition", str(p.partition))]
             window = (lambda v: v) if p.active else (lambda v: NAN)
+            # record age is recorded when MirrorSourceTask polls a record, latency when the target acks it
+            age = 20.0 if p.latency_avg != p.latency_avg else max(p.latency_avg - 3.0, 0.0)
+            polled = (lambda v: v) if p.polled else (lambda v: NAN)
             attrs = [
                 ("record-count", float(p.count)), ("record-rate", 12.5 if p.active else 0.0),
                 ("byte-count", float(p.count) * 512), ("byte-rate", 6400.0 if p.active else 0.0),
-                ("record-age-ms", p.latency_last - 3.0), ("record-age-ms-max", window(p.latency_avg + 10.0)),
-                ("record-age-ms-min", window(max(p.latency_avg - 5.0, 0.0))),
-                ("record-age-ms-avg", window(max(p.latency_avg - 3.0, 0.0))),
+                ("record-age-ms", p.latency_last - 3.0), ("record-age-ms-max", polled(age + 13.0)),
+                ("record-age-ms-min", polled(max(age - 2.0, 0.0))),
+                ("record-age-ms-avg", polled(age)),
                 ("replication-latency-ms", p.latency_last), ("replication-latency-ms-max", window(p.latency_avg + 15.0)),
                 ("replication-latency-ms-min", window(max(p.latency_avg - 8.0, 0.0))),
                 ("replication-latency-ms-avg", p.latency_avg),
@@ -133,6 +141,10 @@ class MM2Process(object):
             cid = self._client_id(flow, task, seq + task)
             beans.append(MBean("kafka.consumer", [("type", "consumer-fetch-manager-metrics"), ("client-id", cid)],
                                [("records-lag-max", 0.0), ("bytes-consumed-rate", 1024.0), ("fetch-latency-avg", 3.2)]))
+            # KafkaConsumerMetrics: whole seconds since poll() was last entered (-1 before the first)
+            beans.append(MBean("kafka.consumer", [("type", "consumer-metrics"), ("client-id", cid)],
+                               [("last-poll-seconds-ago", float(flow.last_poll.get(task, 0.0))),
+                                ("time-between-poll-avg", 1000.0), ("poll-idle-ratio-avg", 0.99)]))
         return beans
 
     def _internal_consumers(self, flow):
@@ -145,6 +157,12 @@ class MM2Process(object):
                                           ("topic", topic_tag("mm2-offset-syncs.%s.internal" % flow.target)),
                                           ("partition", "0")],
                        [("records-lag", 7.0), ("records-lag-max", 7.0)])]
+        # Connect's own consumers (KafkaBasedLog) sit in one long poll(): their last poll is old, and
+        # not a replication stall
+        beans.append(MBean("kafka.consumer", [("type", "consumer-metrics"), ("client-id", "%s-offsets" % flow.name)],
+                           [("last-poll-seconds-ago", 600.0)]))
+        beans.append(MBean("kafka.consumer", [("type", "consumer-metrics"), ("client-id", syncs)],
+                           [("last-poll-seconds-ago", 900.0)]))
         for p in range(3):
             beans.append(MBean("kafka.consumer", [("type", "consumer-fetch-manager-metrics"),
                                                   ("client-id", "%s-offsets" % flow.name),

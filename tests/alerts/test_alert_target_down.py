@@ -1,9 +1,14 @@
-"""Latency and lag alerts when no driver host replicates a flow (the target cluster is down).
+"""Latency and lag alerts when the target cluster of a flow is down.
 
-A real MM2 (3.9) whose target is stopped loses that flow's Connect group: its herder stays up
-(app-info and start time still exported) but its connectors and tasks are unassigned, so every
-replication partition and consumer metric of the flow vanishes. The simulator writes exactly that
-(herders up, no connector/task/partition beans)."""
+A real MM2 (3.9) whose target is stopped does one of two things, and which one varies from run to run
+(seen in tests/e2e/test_one_way_dr.py):
+- its herder loses the flow's Connect group on the target: the herder stays up (app-info and start
+  time still exported) but its connectors and tasks are unassigned, so every replication partition and
+  consumer metric of the flow vanishes (_target_down: herders up, no connector/task/partition beans);
+- its tasks stay assigned: they keep polling the source into the producer's buffer and nothing is
+  acknowledged, so the latency window empties and the consumer lag stays near zero (an idle look);
+  the record-age window, recorded at poll time, still fills. Once the buffer is full the task blocks
+  in send() and its consumer stops polling (_tasks_kept)."""
 import pytest
 
 from conftest import render
@@ -25,6 +30,20 @@ def _target_down(version="3.9.0", **kw):
     nothing = {"MirrorSourceConnector": None, "MirrorCheckpointConnector": None, "MirrorHeartbeatConnector": None}
     return render(MM2Process(version, herders=[("A", "B"), ("B", "A")], flows=[], connector_status=nothing,
                              task_status={("MirrorHeartbeatConnector", 0): None}, **kw))
+
+
+def _tasks_kept(version="3.9.0", polled=True, last_poll=0.0, lag=0.0):
+    """The target down while the flow's tasks stay assigned: nothing acknowledged in the window."""
+    stuck = partitions("orders", 2, latency_avg=80.0, lag=lag, active=False, polled=polled)
+    return render(MM2Process(version, herders=[("A", "B")],
+                             flows=[Flow("A", "B", stuck, heartbeat_active=False, last_poll={0: last_poll})]))
+
+
+def _idle(version="3.9.0"):
+    """No traffic: nothing polled or written in the window, the consumer polls every second."""
+    return render(MM2Process(version, herders=[("A", "B")],
+                             flows=[Flow("A", "B", partitions("orders", 2, latency_avg=80.0, active=False),
+                                         heartbeat_active=False)]))
 
 
 def _params(kind):
@@ -121,3 +140,54 @@ def test_without_the_driver_host_list_nothing_is_assumed(metrics_server, run_ale
     server = metrics_server(_target_down())
     state, text = run_alert(kind, server.port, _params(kind), now=T0)
     assert state == "OK", text
+
+
+@pytest.mark.parametrize("version", ["3.9.0", "3.4.1"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_tasks_kept_polling_into_a_dead_target_are_stalled_not_idle(metrics_server, run_alert, kind, version):
+    """Records polled in the last minute, none written: both alerts leave OK though the lag is 0."""
+    server = metrics_server(_tasks_kept(version))
+    state, text = run_alert(kind, server.port, _params(kind), now=T0, hosts=["127.0.0.1"])
+    assert state == "WARNING", text
+    assert text.startswith("A->B: ")
+    assert "STALLED: 2 partition(s) had records read from the source in the last minute but none written to the " \
+           "target, e.g. A.orders-0 (target unreachable or refusing writes? see mirrormaker.log)" in text, text
+    if kind == "lag":
+        assert "lag 0 records" in text and "the lag above does not count records stuck" in text, text
+
+
+@pytest.mark.parametrize("version", ["3.9.0", "3.4.1"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_task_blocked_on_a_full_producer_buffer_is_stalled(metrics_server, run_alert, kind, version):
+    """Nothing polled or written in the window (it looks idle), but the replication consumer has not
+    polled for 95 s: the task is blocked in send()."""
+    server = metrics_server(_tasks_kept(version, polled=False, last_poll=95.0))
+    state, text = run_alert(kind, server.port, _params(kind), now=T0, hosts=["127.0.0.1"])
+    assert state == "WARNING", text
+    assert "STALLED: 3 partition(s) replicated nothing in the last minute; the replication consumer of " \
+           "A.heartbeats-0 has not polled for 95 s (its task is blocked writing to the target" in text, text
+
+
+def test_latency_of_a_blocked_task_follows_the_time_since_its_last_poll(metrics_server, run_alert):
+    server = metrics_server(_tasks_kept(polled=False, last_poll=130.0))
+    state, text = run_alert("latency", server.port, LATENCY, now=T0, hosts=["127.0.0.1"])
+    assert state == "CRITICAL", text   # nothing written for 130 s >= critical 120 s
+
+
+@pytest.mark.parametrize("version", ["3.9.0", "3.4.1"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_idle_flow_with_polling_consumers_stays_ok(metrics_server, run_alert, kind, version):
+    """The same look without the stall evidence: no traffic. Connect's own consumers (one long poll,
+    last-poll-seconds-ago in the minutes) must not count as blocked replication consumers."""
+    server = metrics_server(_idle(version))
+    state, text = run_alert(kind, server.port, _params(kind), now=T0, hosts=["127.0.0.1"])
+    assert state == "OK", text
+    assert "STALLED" not in text
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_records_waiting_outrank_the_other_stall_evidence(metrics_server, run_alert, kind):
+    server = metrics_server(_tasks_kept(lag=500.0, last_poll=95.0))
+    state, text = run_alert(kind, server.port, _params(kind), now=T0, hosts=["127.0.0.1"])
+    assert state == "WARNING", text   # 500 records is under the lag thresholds: the stall sets the state
+    assert "while records wait, worst A.orders-0 with a lag of 500 records" in text, text

@@ -215,6 +215,23 @@ def source_partitions(snap, resolver):
     return out
 
 
+def polled_recently(snap, resolver):
+    """{(flow name, target topic, partition)} of the partitions whose record-age window holds a
+    sample: MirrorSourceTask records a record's age when it POLLS it from the source, and its
+    replication latency only when the target ACKNOWLEDGES it. Polled but never acknowledged
+    within the window means the records are stuck on the way to the target."""
+    memo = getattr(snap, "_polled_recently", None)
+    if memo is not None and memo[0] is resolver:
+        return memo[1]
+    found = set()
+    for (source, target, topic, partition), avg in m.fields(snap.raw(m.SOURCE_RECORD_AGE_AVG),
+                                                            ("source", "target", "topic", "partition")):
+        if _finite(avg) and topic and target and partition is not None:
+            found.add((resolver.flow(source, target, topic).name, topic, partition))
+    snap._polled_recently = (resolver, found)
+    return found
+
+
 class Lags(object):
     """Replication consumer lag per flow partition, as far as the metrics allow.
 
@@ -225,13 +242,18 @@ class Lags(object):
     joins use that form and the texts the real names (from MirrorSourceConnector's metrics).
     """
 
-    def __init__(self, by_key, mode, unattributed=()):
+    def __init__(self, by_key, mode, unattributed=(), poll_age=None):
         self.by_key = by_key
         self.mode = mode
         self.unattributed = list(unattributed)
+        self.poll_age = poll_age or {}
 
     def get(self, flow_name, topic, partition):
         return self.by_key.get((flow_name, topic, partition))
+
+    def seconds_since_poll(self, flow_name, topic, partition):
+        """Seconds since the consumer replicating this partition last polled (None: unknown)."""
+        return self.poll_age.get((flow_name, topic, partition))
 
 
 def _partition_names(snap, resolver):
@@ -294,10 +316,14 @@ def lag_by_partition(snap, resolver):
     """
     names, owners = _partition_names(snap, resolver)
     lags = {}
+    poll_age = {}
     raw = snap.raw(m.REPLICATION_LAG)
     if raw:
+        polls = dict((key, value) for key, value in m.fields(snap.raw(m.REPLICATION_LAST_POLL),
+                                                             ("source", "target", "task")) if _finite(value))
         pair_names = {}
-        for (source, target, tag, partition), value in m.fields(raw, ("source", "target", "topic", "partition")):
+        for (source, target, task, tag, partition), value in m.fields(
+                raw, ("source", "target", "task", "topic", "partition")):
             if not _finite(value) or tag is None:
                 continue
             pair = (source, target)
@@ -307,10 +333,15 @@ def lag_by_partition(snap, resolver):
             key = (name, names.get((name, tag, partition), tag), partition)
             if value > lags.get(key, -1.0):
                 lags[key] = value
-        return Lags(lags, FLOW_QUALIFIED)
+            polled = polls.get((source, target, task))
+            if polled is not None:
+                poll_age[key] = polled
+        return Lags(lags, FLOW_QUALIFIED, poll_age=poll_age)
     raw = snap.raw(m.CONSUMER_LAG)
     if not raw:
         return Lags(lags, None)
+    polls = dict((client, value) for (client,), value in m.fields(snap.raw(m.CONSUMER_LAST_POLL), ("client_id",))
+                 if _finite(value))
     rows = [(client, tag, partition, value)
             for (client, tag, partition), value in m.fields(raw, ("client_id", "topic", "partition"))
             if _finite(value) and tag is not None]
@@ -333,22 +364,96 @@ def lag_by_partition(snap, resolver):
         key = (name, flows[name], partition)
         if value > lags.get(key, -1.0):
             lags[key] = value
+        if client in polls:
+            poll_age[key] = polls[client]
     return Lags(lags, JOINED_BY_TOPIC,
-                [(t, p, v, c) for (t, p), (v, c) in sorted(unattributed.items())])
+                [(t, p, v, c) for (t, p), (v, c) in sorted(unattributed.items())], poll_age)
+
+
+# A replication consumer polls about once a second (MirrorSourceTask's consumer.poll.timeout.ms
+# defaults to 1 s) while its task runs; one that has not polled for a whole stat window is blocked.
+POLL_STALL_SECONDS = m.STAT_WINDOW_SECONDS
+
+WAITING = "waiting"      # lag > 0: records wait on the source
+UNWRITTEN = "unwritten"  # polled in the window, none acknowledged by the target
+BLOCKED = "blocked"      # the replication consumer stopped polling (task blocked on the target)
+
+
+def stall_reason(snap, resolver, lags, flow, topic, partition, upstream):
+    """Why a partition that replicated nothing in the stat window is stalled, or None if idle.
+
+    With the target unreachable, MM2's tasks keep their assignment for a while (until the
+    herder loses its Connect group on the target, which takes from seconds to never): records are
+    polled into the producer's buffer and never acknowledged, so the replication latency window
+    empties and the consumer lag stays near zero. The record-age window (recorded at poll time)
+    still shows them; once the buffer is full the task blocks and its consumer stops polling."""
+    lag = lags.get(flow.name, upstream, partition)
+    if lag is not None and lag > 0:
+        return WAITING
+    polled = lags.seconds_since_poll(flow.name, upstream, partition)
+    if polled is not None and polled > POLL_STALL_SECONDS:
+        return BLOCKED
+    if (flow.name, topic, partition) in polled_recently(snap, resolver):
+        return UNWRITTEN
+    return None
+
+
+class Stalls(object):
+    """The stalled partitions of one flow: how many, and the one the text shows (records waiting
+    first, by lag; then a blocked task; then records polled and never written)."""
+    _RANK = {UNWRITTEN: 0, BLOCKED: 1, WAITING: 2}
+
+    def __init__(self):
+        self.count = 0
+        self.reason = self.tp = self.polled = None
+        self.lag = -1.0
+        self.blocked_for = 0.0   # the longest time a blocked task's consumer has not polled
+
+    def add(self, reason, tp, lag, polled):
+        self.count += 1
+        lag = lag or 0.0
+        if reason == BLOCKED:
+            self.blocked_for = max(self.blocked_for, polled)
+        if self.tp is None or (self._RANK[reason], lag, self.tp) > (self._RANK[self.reason], self.lag, tp):
+            self.reason, self.tp, self.lag, self.polled = reason, tp, lag, polled
+
+    def text(self):
+        where = "%s-%s" % self.tp
+        if self.reason == WAITING:
+            return ("STALLED: %d partition(s) replicated nothing in the last minute while records wait, worst %s "
+                    "with a lag of %s records" % (self.count, where, fmt_int(self.lag)))
+        if self.reason == BLOCKED:
+            return ("STALLED: %d partition(s) replicated nothing in the last minute; the replication consumer of %s "
+                    "has not polled for %s s (its task is blocked writing to the target: target unreachable? see "
+                    "mirrormaker.log)" % (self.count, where, fmt_int(self.polled)))
+        return ("STALLED: %d partition(s) had records read from the source in the last minute but none written "
+                "to the target, e.g. %s (target unreachable or refusing writes? see mirrormaker.log)"
+                % (self.count, where))
+
+
+def stalled_partitions(snap, resolver, lags):
+    """{flow name: Stalls} of the partitions that replicated nothing in the stat window and
+    are stalled, not idle (see stall_reason)."""
+    found = {}
+    for flow, topic, partition, upstream, avg in source_partitions(snap, resolver):
+        if _finite(avg):
+            continue
+        reason = stall_reason(snap, resolver, lags, flow, topic, partition, upstream)
+        if reason is not None:
+            found.setdefault(flow.name, Stalls()).add(reason, (topic, partition), lags.get(flow.name, upstream, partition),
+                                                      lags.seconds_since_poll(flow.name, upstream, partition))
+    return found
 
 
 # --- replication latency ----------------------------------------------------------------------------
 class _LatencyStats(object):
-    __slots__ = ("flow", "active", "idle", "stalled", "unsure", "worst", "worst_tp", "stall_lag", "stall_tp",
-                 "skewed", "skew")
+    __slots__ = ("flow", "active", "idle", "stalled", "unsure", "worst", "worst_tp", "skewed", "skew")
 
     def __init__(self, flow):
         self.flow = flow
         self.active = self.idle = self.stalled = self.unsure = self.skewed = 0
         self.worst = None
         self.worst_tp = None
-        self.stall_lag = -1.0
-        self.stall_tp = None
         self.skew = 0.0
 
 
@@ -380,17 +485,14 @@ def evaluate_latency(snap, flows, expected_names, thresholds, nowhere=None):
                 st.worst = avg
                 st.worst_tp = (topic, partition)
             continue
-        lag = lags.get(flow.name, upstream, partition)
-        if lag is not None and lag > 0:
+        if stall_reason(snap, resolver, lags, flow, topic, partition, upstream) is not None:
             st.stalled += 1
-            if lag > st.stall_lag:
-                st.stall_lag = lag
-                st.stall_tp = (topic, partition)
         elif (flow.name, upstream, partition) in unsure:
             st.unsure += 1
         else:
             st.idle += 1
     bad = getattr(snap, "_bad_series", {})
+    stalls = stalled_partitions(snap, resolver, lags)
     per_flow = {}
     for name, st in stats.items():
         counts = "%d active, %d idle, %d stalled partitions here" % (st.active, st.idle, st.stalled)
@@ -411,9 +513,9 @@ def evaluate_latency(snap, flows, expected_names, thresholds, nowhere=None):
             line = "%s: no record replicated in the last minute; %s (the stale last latency of idle " \
                    "partitions is ignored)" % (name, counts)
         if st.stalled:
-            state = worst([state, WARNING])
-            line += "; STALLED: %d partition(s) replicated nothing in the last minute while records wait, worst " \
-                    "%s-%s with a lag of %s records" % (st.stalled, st.stall_tp[0], st.stall_tp[1], fmt_int(st.stall_lag))
+            # nothing was written for at least as long as a blocked task has not polled
+            state = worst([state, WARNING, thresholds.state(stalls[name].blocked_for)])
+            line += "; " + stalls[name].text()
         elif lags.mode is None and st.idle:
             line += "; no consumer lag metrics, so idle cannot be told from stalled"
         if st.unsure:
@@ -467,6 +569,7 @@ def evaluate_lag(snap, flows, expected_names, thresholds, nowhere=None):
         if lag > entry[2]:
             entry[2] = lag
             entry[3] = (topic, partition)
+    stalls = stalled_partitions(snap, resolver, lags)
     per_flow = {}
     for name, (count, total, top, tp) in per.items():
         flow = resolver.by_name.get(name)
@@ -475,6 +578,14 @@ def evaluate_lag(snap, flows, expected_names, thresholds, nowhere=None):
         state = thresholds.state(top)
         line = "%s: worst partition %s lag %s %s; %d partitions here, %s records behind in total; %s" % (
             name, where, thresholds.show(top), thresholds.against(top), count, fmt_int(total), mode)
+        stalled = stalls.get(name)
+        if stalled is not None:
+            # A lag under the thresholds is no comfort when nothing was written for a minute.
+            state = worst([state, WARNING])
+            line += "; " + stalled.text()
+            if stalled.reason != WAITING:
+                # the lag counts records not fetched yet; these were fetched (or the consumer froze)
+                line += "; the lag above does not count records stuck on the way to the target"
         per_flow[name] = (state, line)
     for name in expected_names:
         if name not in per_flow:
