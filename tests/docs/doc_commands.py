@@ -1,8 +1,7 @@
 """The shell commands the documentation shows, and how each kind is run or checked.
 
 Commands come from fenced code blocks tagged bash, sh, shell or console (in console blocks only the
-lines after a `$ ` prompt) of README.md, docs/*.md, tests/README.md and benchmarks/README.md;
-docs/incoming/ (drafts) is left out. A command nobody knows how to check is an error: add a rule
+lines after a `$ ` prompt) of README.md, docs/*.md, tests/README.md and benchmarks/README.md. A command nobody knows how to check is an error: add a rule
 to RULES when a page shows a new kind of command.
 """
 import io
