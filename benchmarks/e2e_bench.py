@@ -2,7 +2,7 @@
 """Real MirrorMaker 2 through the managed service vs. started by hand (not a test: it prints numbers).
 
     python3 benchmarks/e2e_bench.py [--records 300000] [--record-size 512] [--partitions 4]
-                                    [--line 2.7.8|trunk] [--rounds 1]
+                                    [--line 2.7.8|trunk] [--rounds 1] [--keep]
 
 Each round, on loopback, with fresh one-node KRaft clusters a and b per run (../shared/kafka or
 MM2_TEST_KAFKA_HOME):
@@ -146,6 +146,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--heap", default="-Xms256m -Xmx1g")
     parser.add_argument("--timeout", type=int, default=600, help="bound on each copy (s)")
+    parser.add_argument("--keep", action="store_true", help="keep the work directory (brokers' and MM2's logs)")
     args = parser.parse_args()
     reason = agent.line_skip_reason(args.line)
     if reason:
@@ -175,7 +176,10 @@ def main():
             print("ratio over %d rounds: min %.3f, median %.3f" % (len(ratios), min(ratios),
                                                                    sorted(ratios)[len(ratios) // 2]))
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if args.keep:
+            print("work directory kept: %s" % work)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
