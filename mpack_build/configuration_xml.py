@@ -12,6 +12,12 @@ from .problems import Problem, _u
 _XML_INVALID_CHARS = re.compile(u"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 
+
+def _property_ref(config_type, name, indent):
+    """<property><type/><name/></property>: how Ambari names another property (depends-on, user-groups)."""
+    return [indent + u"<property>", indent + u"  <type>%s</type>" % _esc(config_type),
+            indent + u"  <name>%s</name>" % _esc(name), indent + u"</property>"]
+
 def _esc(text):
     return _u(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
@@ -168,19 +174,13 @@ def generate_configuration_xml(repo, ctype):
         if prop.value_type == "user":
             # the before-ANY hook creates USER properties' users in cluster-env/user_group
             lines.append(u"      <user-groups>")
-            lines.append(u"        <property>")
-            lines.append(u"          <type>cluster-env</type>")
-            lines.append(u"          <name>user_group</name>")
-            lines.append(u"        </property>")
+            lines.extend(_property_ref(u"cluster-env", u"user_group", u"        "))
             lines.append(u"      </user-groups>")
         lines.append(u"    </value-attributes>")
         if prop.depends_on:
             lines.append(u"    <depends-on>")
             for dep_type, dep_name in prop.depends_on:
-                lines.append(u"      <property>")
-                lines.append(u"        <type>%s</type>" % _esc(dep_type))
-                lines.append(u"        <name>%s</name>" % _esc(dep_name))
-                lines.append(u"      </property>")
+                lines.extend(_property_ref(dep_type, dep_name, u"      "))
             lines.append(u"    </depends-on>")
         lines.append(u'    <on-ambari-upgrade add="true"/>')
         lines.append(u"  </property>")

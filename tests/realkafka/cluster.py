@@ -87,6 +87,17 @@ def tool_env(log_dir, heap=TOOL_HEAP, extra=None):
     return env
 
 
+def file_tail(paths, chars):
+    """The last chars of the first of paths that can be read ("" if none)."""
+    for name in paths:
+        try:
+            with open(name) as fh:
+                return fh.read()[-chars:]
+        except IOError:
+            continue
+    return ""
+
+
 def stop_pid(pid, grace=30):
     """SIGTERM, a bounded wait, then SIGKILL: only for pids this harness started."""
     for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 10)):
@@ -255,13 +266,7 @@ class KafkaCluster(_ChildJvm):
         wait_until(started, timeout, what="broker %s to start (%s)" % (self.name, server_log))
 
     def log_tail(self, chars=2000):
-        for name in (os.path.join(self.log_dir, "server.log"), os.path.join(self.dir, "stdout.log")):
-            try:
-                with open(name) as fh:
-                    return fh.read()[-chars:]
-            except IOError:
-                continue
-        return ""
+        return file_tail((os.path.join(self.log_dir, "server.log"), os.path.join(self.dir, "stdout.log")), chars)
 
     # -- tools
     def _run(self, argv, env=None, timeout=60, input=None, check=True):

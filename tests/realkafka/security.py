@@ -218,13 +218,7 @@ class Kdc(object):
         return self
 
     def log_tail(self, chars=1500):
-        for name in (self.log, os.path.join(self.dir, "krb5kdc.out")):
-            try:
-                with open(name) as fh:
-                    return fh.read()[-chars:]
-            except IOError:
-                continue
-        return ""
+        return rk.file_tail((self.log, os.path.join(self.dir, "krb5kdc.out")), chars)
 
     def principal(self, name):
         return name if "@" in name else "%s@%s" % (name, self.realm)

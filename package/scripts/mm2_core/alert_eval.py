@@ -405,12 +405,14 @@ class Stalls(object):
 
     def __init__(self):
         self.count = 0
+        self.tps = set()         # (target topic, partition) of every stalled partition
         self.reason = self.tp = self.polled = None
         self.lag = -1.0
         self.blocked_for = 0.0   # the longest time a blocked task's consumer has not polled
 
     def add(self, reason, tp, lag, polled):
         self.count += 1
+        self.tps.add(tp)
         lag = lag or 0.0
         if reason == BLOCKED:
             self.blocked_for = max(self.blocked_for, polled)
@@ -447,11 +449,11 @@ def stalled_partitions(snap, resolver, lags):
 
 # --- replication latency ----------------------------------------------------------------------------
 class _LatencyStats(object):
-    __slots__ = ("flow", "active", "idle", "stalled", "unsure", "worst", "worst_tp", "skewed", "skew")
+    __slots__ = ("flow", "active", "idle", "unsure", "worst", "worst_tp", "skewed", "skew")
 
     def __init__(self, flow):
         self.flow = flow
-        self.active = self.idle = self.stalled = self.unsure = self.skewed = 0
+        self.active = self.idle = self.unsure = self.skewed = 0
         self.worst = None
         self.worst_tp = None
         self.skew = 0.0
@@ -471,6 +473,7 @@ def evaluate_latency(snap, flows, expected_names, thresholds, nowhere=None):
         if value > 0:
             for name in names:
                 unsure.add((name, topic, partition))
+    stalls = stalled_partitions(snap, resolver, lags)
     stats = {}
     for flow, topic, partition, upstream, avg in source_partitions(snap, resolver):
         st = stats.get(flow.name)
@@ -485,17 +488,18 @@ def evaluate_latency(snap, flows, expected_names, thresholds, nowhere=None):
                 st.worst = avg
                 st.worst_tp = (topic, partition)
             continue
-        if stall_reason(snap, resolver, lags, flow, topic, partition, upstream) is not None:
-            st.stalled += 1
-        elif (flow.name, upstream, partition) in unsure:
+        if flow.name in stalls and (topic, partition) in stalls[flow.name].tps:
+            continue   # counted in stalls
+        if (flow.name, upstream, partition) in unsure:
             st.unsure += 1
         else:
             st.idle += 1
     bad = getattr(snap, "_bad_series", {})
-    stalls = stalled_partitions(snap, resolver, lags)
     per_flow = {}
     for name, st in stats.items():
-        counts = "%d active, %d idle, %d stalled partitions here" % (st.active, st.idle, st.stalled)
+        stalled = stalls.get(name)
+        counts = "%d active, %d idle, %d stalled partitions here" % (st.active, st.idle,
+                                                                   stalled.count if stalled else 0)
         skew = ("clock skew: the MM2 host is %s ms behind the producers (%d partition(s) report a negative "
                 "replication latency; sync the clocks with NTP)" % (fmt_number(-st.skew), st.skewed))
         if st.worst is not None:
@@ -512,10 +516,10 @@ def evaluate_latency(snap, flows, expected_names, thresholds, nowhere=None):
             state = OK
             line = "%s: no record replicated in the last minute; %s (the stale last latency of idle " \
                    "partitions is ignored)" % (name, counts)
-        if st.stalled:
+        if stalled:
             # nothing was written for at least as long as a blocked task has not polled
-            state = worst([state, WARNING, thresholds.state(stalls[name].blocked_for)])
-            line += "; " + stalls[name].text()
+            state = worst([state, WARNING, thresholds.state(stalled.blocked_for)])
+            line += "; " + stalled.text()
         elif lags.mode is None and st.idle:
             line += "; no consumer lag metrics, so idle cannot be told from stalled"
         if st.unsure:

@@ -315,22 +315,28 @@ def _process_result(snap, fetched, thresholds, proc, host):
     return ev.Result(state, [line])
 
 
-def _peer_views(family_kind, token_map, parameters, endpoint, host, flows, deadline):
-    """([(peer, task evidence)], {peer: why unreadable}, driver host list known) of the other driver hosts."""
+def _peer_snapshots(family_kind, token_map, parameters, endpoint, host, deadline, wanted=True):
+    """([(peer, Snapshot)], {peer: why unreadable}, driver host list known) of the other driver
+    hosts, read only when wanted."""
     all_hosts = cfg.driver_hosts(token_map)
     peers = [h for h in all_hosts if h.lower() != host.lower()]
-    views = []
+    snaps = []
     errors = {}
-    if peers:
+    if wanted and peers:
         got = _fetch_peers(endpoint, peers, parameters, deadline)
         for peer in sorted(got):
             res = got[peer]
             if not res.ok:
                 errors[peer] = res.error
                 continue
-            views.append((peer, ev.task_evidence(m.Snapshot(res.text, FAMILIES[family_kind], res.at, res.url),
-                                                 flows)))
-    return views, errors, bool(all_hosts)
+            snaps.append((peer, m.Snapshot(res.text, FAMILIES[family_kind], res.at, res.url)))
+    return snaps, errors, bool(all_hosts)
+
+
+def _peer_views(family_kind, token_map, parameters, endpoint, host, flows, deadline):
+    """([(peer, task evidence)], {peer: why unreadable}, driver host list known) of the other driver hosts."""
+    snaps, errors, hosts_known = _peer_snapshots(family_kind, token_map, parameters, endpoint, host, deadline)
+    return [(peer, ev.task_evidence(snap, flows)) for peer, snap in snaps], errors, hosts_known
 
 
 def _replicated_nowhere(kind, snap, token_map, parameters, endpoint, host, flows, flows_here, now, thresholds,
@@ -394,28 +400,20 @@ def _heartbeats(snap, token_map, parameters, endpoint, host, flows, targets, now
             continue
         if ev._find_heartbeat(flow, views) is None or not any(k[1] == flow.source for k in herder_map):
             need_peers = True
-    errors = {}
-    all_hosts = cfg.driver_hosts(token_map)
-    peers = [h for h in all_hosts if h.lower() != host.lower()]
-    if need_peers and peers:
-        got = _fetch_peers(endpoint, peers, parameters, deadline)
-        for peer in sorted(got):
-            res = got[peer]
-            if not res.ok:
-                errors[peer] = res.error
-                continue
-            psnap = m.Snapshot(res.text, FAMILIES[HEARTBEAT], res.at, res.url)
-            views.append((peer, ev.heartbeat_samples(psnap)))
-            for key, value in ev.herders(psnap).items():
-                entry = herder_map.setdefault(key, value)
-                if value.get("start_ms") and (not entry.get("start_ms") or value["start_ms"] < entry["start_ms"]):
-                    entry["start_ms"] = value["start_ms"]
-    all_read = bool(all_hosts) and not errors
+    snaps, errors, hosts_known = _peer_snapshots(HEARTBEAT, token_map, parameters, endpoint, host, deadline,
+                                                 wanted=need_peers)
+    for peer, psnap in snaps:
+        views.append((peer, ev.heartbeat_samples(psnap)))
+        for key, value in ev.herders(psnap).items():
+            entry = herder_map.setdefault(key, value)
+            if value.get("start_ms") and (not entry.get("start_ms") or value["start_ms"] < entry["start_ms"]):
+                entry["start_ms"] = value["start_ms"]
+    all_read = hosts_known and not errors
     path = _state_path(parameters, HEARTBEAT)
     result = ev.evaluate_heartbeats(flows_here, views, herder_map, errors, now, alert_state.load(path),
                                     thresholds, targets, all_read)
     _save(path, result)
-    if not all_hosts:
+    if not hosts_known:
         result.lines.append("Note: the driver host list (clusterHostInfo) was not available, so only this host "
                             "was read")
     return result

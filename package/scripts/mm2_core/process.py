@@ -158,17 +158,17 @@ def check_status(pid_file, props_path, proc_root="/proc"):
     return Status(RUNNING, pid, "MM2 is running as pid %d" % pid)
 
 
+def live_pids(proc_root="/proc"):
+    """Pids listed in /proc (none when it cannot be read)."""
+    try:
+        return [int(entry) for entry in os.listdir(proc_root) if entry.isdigit()]
+    except OSError:
+        return []
+
+
 def find_our_processes(props_path, proc_root="/proc"):
     """Pids of live MM2 processes started with props_path (to adopt or stop strays)."""
-    found = []
-    try:
-        entries = os.listdir(proc_root)
-    except OSError:
-        return found
-    for entry in entries:
-        if entry.isdigit() and is_our_mm2(int(entry), props_path, proc_root):
-            found.append(int(entry))
-    return sorted(found)
+    return sorted(pid for pid in live_pids(proc_root) if is_our_mm2(pid, props_path, proc_root))
 
 
 def write_pid_file(path, pid):
@@ -444,20 +444,14 @@ class RunResult(object):
 def children_of(pid, proc_root="/proc"):
     """Direct children of pid, from /proc/<p>/stat."""
     found = []
-    try:
-        entries = os.listdir(proc_root)
-    except OSError:
-        return found
-    for entry in entries:
-        if not entry.isdigit():
-            continue
+    for child in live_pids(proc_root):
         try:
-            with open(os.path.join(proc_root, entry, "stat"), "rb") as fh:
+            with open(os.path.join(proc_root, str(child), "stat"), "rb") as fh:
                 fields = _t.decode_output(fh.read()).rsplit(")", 1)[1].split()
         except (IOError, OSError, IndexError):
             continue
         if len(fields) > 1 and fields[1] == str(pid):
-            found.append(int(entry))
+            found.append(child)
     return found
 
 
