@@ -1,7 +1,8 @@
 """Ambari command script of the MIRRORMAKER2_DRIVER component (KAFKA_MIRRORMAKER2 service).
 
 Commands: INSTALL, CONFIGURE, START, STOP, STATUS (RESTART is Ambari's stop + start) and the
-custom commands REPLICATION_STATUS, EXPORT_TRANSLATED_OFFSETS, VERIFY_REPLICATION.
+custom commands REPLICATION_STATUS, EXPORT_TRANSLATED_OFFSETS, VERIFY_REPLICATION, CUTOVER_CHECK,
+FAILOVER_GROUPS.
 Runs on the Ambari 2.7 agent (Python 2.7) and the Ambari 3 agent (Python 3).
 """
 import functools
@@ -137,6 +138,20 @@ class MirrorMaker2Driver(Script):
     def verify_replication(self, env):
         import verify_replication  # owned by the verification job; imported only when used
         verify_replication.run(self, env)
+
+    @reports_fail
+    def cutover_check(self, env):
+        import params
+        import mm2_cutover
+        env.set_params(params)
+        mm2_cutover.cutover_check(self, params)
+
+    @reports_fail
+    def failover_groups(self, env):
+        import params
+        import mm2_cutover
+        env.set_params(params)
+        mm2_cutover.failover_groups(self, params)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,525 @@
+"""The cut-over readiness gate and the silent-loss rule: pure evaluation (stdlib, Python 2.7 and 3).
+
+The agent gathers the facts with Kafka's own tools (mm2_cutover.py); this module parses what those
+tools print and decides. Nothing here touches a socket or a file.
+
+Where "the last replicated offset" comes from
+---------------------------------------------
+MM2's source connector commits, per source partition, the upstream offset of the last record it
+wrote to the target (Connect's offsets topic ``mm2-offsets.<source>.internal`` on the target, key
+``["MirrorSourceConnector",{"cluster":A,"partition":p,"topic":t}]``, value ``{"offset":N}``). A
+restarted task resumes at N + 1. These offsets are flushed every ``offset.flush.interval.ms``, so
+they may lag what is already on the target by that much, never lead it: records counted as "not yet
+replicated" may already be there (pessimistic, never optimistic). Offset syncs were not used: they
+are emitted only every ``offset.lag.max`` records (and not at all with ``emit.offset-syncs.enabled=false``).
+
+The same committed offsets against each partition's log-start offset give the retention gap: when
+the source deleted records MM2 had not copied yet (its next offset N + 1 is below log start), the
+copy silently skips them (the replication consumer resets to the earliest offset).
+"""
+import json
+import re
+
+# Operator-settable thresholds of the gate: name -> (default, meaning). One source of truth for the
+# agent command's parameters, the CLI's flags and the docs.
+THRESHOLDS = (
+    ("max.unreplicated.records", 0, "records per flow on the source not yet replicated"),
+    ("max.rpo.seconds", 0, "age of the oldest record not yet replicated"),
+    ("max.heartbeat.age.seconds", 120, "age of the newest heartbeat of the source seen on the target"),
+    # -1 by default: MM2 writes a checkpoint only when a group's offsets moved, so idle groups age it
+    ("max.checkpoint.age.seconds", -1, "age of the newest checkpoint written by the flow (-1: no limit)"),
+    ("max.reread.records", -1, "records a failed-over group may re-read, per group (-1: no limit)"),
+    ("max.skipped.records", 0, "records a failed-over group would skip, per group"),
+    ("blocking.drift", "partitions", "topic properties whose drift between source and target blocks "
+                                     "(comma-separated; 'partitions' is the partition count)"),
+)
+DEFAULT_THRESHOLDS = dict((name, default) for name, default, _ in THRESHOLDS)
+DRIFT_CONFIGS = ("retention.ms", "retention.bytes", "cleanup.policy", "min.insync.replicas", "max.message.bytes")
+
+READY, NOT_READY, UNKNOWN = "READY", "NOT_READY", "UNKNOWN"
+SOURCE_CONNECTOR = "MirrorSourceConnector"
+MAX_RPO_PROBES = 20   # partitions whose oldest unreplicated record's timestamp is read (worst first)
+
+
+class ThresholdError(ValueError):
+    pass
+
+
+def thresholds(given=None):
+    """Defaults overlaid with `given` ({name: text or number}); unknown names and bad numbers are refused
+    by name."""
+    result = dict(DEFAULT_THRESHOLDS)
+    for name, value in sorted((given or {}).items()):
+        if name not in result:
+            raise ThresholdError("unknown cut-over threshold %s (known: %s)" % (
+                name, ", ".join(n for n, _, _ in THRESHOLDS)))
+        if name == "blocking.drift":
+            keys = [k.strip() for k in str(value).split(",") if k.strip()]
+            bad = [k for k in keys if k != "partitions" and k not in DRIFT_CONFIGS]
+            if bad:
+                raise ThresholdError("blocking.drift: %s is not compared (compared: partitions, %s)" % (
+                    ", ".join(bad), ", ".join(DRIFT_CONFIGS)))
+            result[name] = ",".join(keys)
+            continue
+        try:
+            number = int(str(value).strip())
+        except ValueError:
+            raise ThresholdError("cut-over threshold %s=%r is not a whole number" % (name, value))
+        if number < -1:
+            raise ThresholdError("cut-over threshold %s=%d: use a number >= 0 (-1: no limit)" % (name, number))
+        result[name] = number
+    return result
+
+
+def _exceeds(value, limit):
+    return limit is not None and limit >= 0 and value is not None and value > limit
+
+
+# ---------------------------------------------------------------- parsers of the tools' output
+
+def offset_syncs_topic(target, internal_sep):
+    """MM2's offset-syncs topic of flows into `target` (on the source unless offset-syncs.topic.location=target)."""
+    return "mm2-offset-syncs%s%s%sinternal" % (internal_sep, target, internal_sep)
+
+
+def offsets_topic(source):
+    """Connect offsets topic of the herder source->target, on the target (MM2 worker default)."""
+    return "mm2-offsets.%s.internal" % source
+
+
+def parse_source_offsets(output, source):
+    """{(topic, partition): last replicated offset} of the source connector reading cluster `source`,
+    from `kafka-console-consumer --property print.key=true` over the offsets topic (last record per key
+    wins; a null value removes the key)."""
+    result = {}
+    for line in output.splitlines():
+        if "\t" not in line:
+            continue
+        key, value = line.split("\t", 1)
+        try:
+            k = json.loads(key)
+        except ValueError:
+            continue
+        if not (isinstance(k, list) and len(k) == 2 and k[0] == SOURCE_CONNECTOR and isinstance(k[1], dict)):
+            continue
+        part = k[1]
+        if part.get("cluster") != source or "topic" not in part or "partition" not in part:
+            continue
+        tp = (part["topic"], int(part["partition"]))
+        value = value.strip()
+        if value == "null":
+            result.pop(tp, None)
+            continue
+        try:
+            v = json.loads(value)
+            result[tp] = int(v["offset"])
+        except (ValueError, KeyError, TypeError):
+            continue
+    return result
+
+
+_OFFSET_LINE = re.compile(r"^(\S+):(\d+):(-?\d+)$")
+
+
+def parse_offsets(output):
+    """{(topic, partition): offset} from kafka-get-offsets (`topic:partition:offset` lines)."""
+    offsets = {}
+    for line in output.splitlines():
+        m = _OFFSET_LINE.match(line.strip())
+        if m and int(m.group(3)) >= 0:
+            offsets[(m.group(1), int(m.group(2)))] = int(m.group(3))
+    return offsets
+
+
+_CONFIG_HEAD = re.compile(r"^(?:All|Dynamic) configs for topic (\S+) are:\s*$")
+_CONFIG_LINE = re.compile(r"^\s+([A-Za-z0-9._-]+)=(.*?) sensitive=(true|false)")
+
+
+def parse_topic_configs(output):
+    """{topic: {name: value}} from `kafka-configs --describe --entity-type topics [--all]`."""
+    configs, current = {}, None
+    for line in output.splitlines():
+        m = _CONFIG_HEAD.match(line)
+        if m:
+            current = configs.setdefault(m.group(1), {})
+            continue
+        m = _CONFIG_LINE.match(line)
+        if m and current is not None:
+            current[m.group(1)] = m.group(2)
+    return configs
+
+
+def parse_group_describe(output):
+    """Rows of `kafka-consumer-groups --describe` (offsets view) as dicts keyed by the header names:
+    GROUP, TOPIC, PARTITION, CURRENT-OFFSET, LOG-END-OFFSET, LAG, CONSUMER-ID, HOST, CLIENT-ID."""
+    rows, header = [], None
+    for line in output.splitlines():
+        fields = line.split()
+        if not fields:
+            continue
+        if fields[0] == "GROUP" and "TOPIC" in fields and "PARTITION" in fields:
+            header = fields
+            continue
+        if header is None or len(fields) < 6:
+            continue
+        row = dict(zip(header, fields))
+        if not row.get("PARTITION", "").isdigit():
+            continue
+        rows.append(row)
+    return rows
+
+
+def committed_offsets(rows):
+    """{group: {(topic, partition): committed offset}} (rows without a committed offset are left out)."""
+    result = {}
+    for row in rows:
+        current = row.get("CURRENT-OFFSET", "-")
+        if current.isdigit():
+            result.setdefault(row["GROUP"], {})[(row["TOPIC"], int(row["PARTITION"]))] = int(current)
+    return result
+
+
+def parse_group_state(output):
+    """{group: (state, members)} from `kafka-consumer-groups --describe --state`. The coordinator column
+    holds a space ("host:port  (id)"), so the state and member count are read from the end of the row."""
+    result = {}
+    header = False
+    for line in output.splitlines():
+        fields = line.split()
+        if not fields:
+            continue
+        if fields[0] == "GROUP" and "STATE" in fields:
+            header = True
+            continue
+        if header and len(fields) >= 3 and fields[-1].isdigit():
+            result[fields[0]] = (fields[-2], int(fields[-1]))
+    m = None
+    for line in output.splitlines():
+        m = re.match(r"^Consumer group '(.+)' (?:has no active members|does not exist)\.?", line.strip())
+        if m and m.group(1) not in result:
+            result[m.group(1)] = ("Empty" if "no active" in line else "Dead", 0)
+    return result
+
+
+def parse_record_timestamps(output):
+    """Timestamps (ms) of `print.timestamp=true` console-consumer lines, in order."""
+    found = []
+    for line in output.splitlines():
+        m = re.match(r"^(?:CreateTime|LogAppendTime):(-?\d+)", line.strip())
+        if m and int(m.group(1)) >= 0:
+            found.append(int(m.group(1)))
+    return found
+
+
+# ---------------------------------------------------------------- evaluation
+
+def unreplicated(source_ends, source_starts, replicated):
+    """Per partition of the matched source topics: [(topic, partition, end, next to copy, behind, lost)].
+
+    next to copy = last replicated + 1 (a partition MM2 never committed starts at its log start: MM2's
+    consumer begins at the earliest offset); lost = records the source deleted before MM2 copied them."""
+    rows = []
+    for tp in sorted(source_ends):
+        end = source_ends[tp]
+        start = source_starts.get(tp, 0)
+        if tp in replicated:
+            nxt = replicated[tp] + 1
+            lost = max(0, start - nxt)
+        else:
+            nxt, lost = start, 0
+        rows.append((tp[0], tp[1], end, nxt, max(0, end - max(nxt, start)), lost))
+    return rows
+
+
+def silent_loss(source_starts, replicated):
+    """[(topic, partition, next to copy, log start, lost records)] for partitions whose next record to copy
+    was deleted on the source (retention) before MM2 copied it."""
+    lost = []
+    for tp in sorted(replicated):
+        if tp in source_starts and source_starts[tp] > replicated[tp] + 1:
+            nxt = replicated[tp] + 1
+            lost.append((tp[0], tp[1], nxt, source_starts[tp], source_starts[tp] - nxt))
+    return lost
+
+
+_SYNC_LINE = re.compile(r"OffsetSync\{topicPartition=(.+)-(\d+), upstreamOffset=(-?\d+), downstreamOffset=(-?\d+)\}")
+
+
+def parse_offset_syncs(output):
+    """{(source topic, partition): [(upstream, downstream), ...]} from OffsetSyncFormatter lines, in order."""
+    syncs = {}
+    for line in output.splitlines():
+        m = _SYNC_LINE.search(line)
+        if m:
+            syncs.setdefault((m.group(1), int(m.group(2))), []).append((int(m.group(3)), int(m.group(4))))
+    return syncs
+
+
+def upstream_at(downstream, syncs):
+    """The source offset of the record at target offset `downstream`, from the newest offset sync at or below it
+    (records after a sync are counted one to one: with gaps on the source the real offset is higher, so what
+    this says a group re-reads is an upper bound, and what it skips a lower one). None without a sync."""
+    best = None
+    for up, down in syncs or ():
+        if down <= downstream and (best is None or down >= best[1]):
+            best = (up, down)
+    return None if best is None else best[0] + (downstream - best[1])
+
+
+def group_outlook(committed, checkpoints, mirrored, syncs=None):
+    """What failing a group over now would do, per partition. The group committed C on the source; its latest
+    checkpoint says the target offset D (where a failed-over consumer starts), which holds the copy of source
+    offset S (from MM2's offset syncs; without one, the checkpoint's upstream offset U stands in):
+
+    - EXACT: S == C; REREADS: S < C, C - S records are read again; SKIPS: S > C, S - C records are never seen;
+    - NO_CHECKPOINT: no translation; the group would start at its auto.offset.reset on the target.
+
+    committed: {(topic, partition): C}; checkpoints: Checkpoint objects of this group (target topic names);
+    mirrored: function(source topic) -> target topic; syncs: parse_offset_syncs().
+    Returns rows (topic, partition, C, U, D, status, records)."""
+    by_target = dict(((cp.topic, cp.partition), cp) for cp in checkpoints)
+    rows = []
+    for (topic, partition) in sorted(committed):
+        c = committed[(topic, partition)]
+        cp = by_target.get((mirrored(topic), partition))
+        if cp is None:
+            rows.append((topic, partition, c, None, None, "NO_CHECKPOINT", None))
+            continue
+        s = upstream_at(cp.downstream, (syncs or {}).get((topic, partition)))
+        s = cp.upstream if s is None else s
+        if s == c:
+            rows.append((topic, partition, c, cp.upstream, cp.downstream, "EXACT", 0))
+        elif s < c:
+            rows.append((topic, partition, c, cp.upstream, cp.downstream, "REREADS", c - s))
+        else:
+            rows.append((topic, partition, c, cp.upstream, cp.downstream, "SKIPS", s - c))
+    return rows
+
+
+def topic_drift(source_topic, target_topic, source_partitions, target_partitions, source_configs, target_configs):
+    """[(property, source value, target value)] that differ; 'partitions' is the partition count. A target
+    topic that does not exist yet is drift of every compared property."""
+    drift = []
+    if source_partitions != target_partitions:
+        drift.append(("partitions", source_partitions, target_partitions))
+    for name in DRIFT_CONFIGS:
+        s, t = (source_configs or {}).get(name), (target_configs or {}).get(name)
+        if s is not None and s != t:
+            drift.append((name, s, t))
+    return drift
+
+
+def verdict(flow_report, limits):
+    """READY / NOT_READY / UNKNOWN and the reasons, each naming the flow and what to do."""
+    flow = flow_report["flow"]
+    reasons = []
+    if flow_report.get("errors"):
+        return UNKNOWN, ["%s: %s" % (flow, e) for e in flow_report["errors"]]
+    total = flow_report.get("unreplicated_records", 0)
+    if _exceeds(total, limits["max.unreplicated.records"]):
+        reasons.append("%s: %d record(s) on %s not yet replicated (max.unreplicated.records=%d): stop the "
+                       "producers on %s and wait, or raise the threshold" % (
+                           flow, total, flow_report["source"], limits["max.unreplicated.records"], flow_report["source"]))
+    rpo = flow_report.get("rpo_seconds")
+    if _exceeds(rpo, limits["max.rpo.seconds"]):
+        reasons.append("%s: RPO %.0f s (the oldest unreplicated record's age) above max.rpo.seconds=%d" % (
+            flow, rpo, limits["max.rpo.seconds"]))
+    for kind, key in (("heartbeat", "max.heartbeat.age.seconds"), ("checkpoint", "max.checkpoint.age.seconds")):
+        age = flow_report.get("%s_age_seconds" % kind)
+        if age is None:
+            if limits[key] >= 0:
+                reasons.append("%s: no %s of the flow found on %s (%s): is MM2 running for %s?" % (
+                    flow, kind, flow_report["target"], key, flow))
+        elif _exceeds(age, limits[key]):
+            reasons.append("%s: the last %s is %.0f s old (%s=%d): is MM2 running for %s?" % (
+                flow, kind, age, key, limits[key], flow))
+    for p in flow_report.get("retention_gap", []):
+        reasons.append("%s: %s-%d lost %d record(s): the source deleted offsets %d..%d before MM2 copied them "
+                       "(raise retention on %s or add tasks)" % (flow, p["topic"], p["partition"], p["lost"],
+                                                                  p["next"], p["log_start"] - 1, flow_report["source"]))
+    blocking = set(k for k in limits["blocking.drift"].split(",") if k)
+    for d in flow_report.get("drift", []):
+        if d["property"] in blocking:
+            reasons.append("%s: %s differs between %s on %s (%s) and %s on %s (%s) (blocking.drift)" % (
+                flow, d["property"], d["topic"], flow_report["source"], d["source"], d["target_topic"],
+                flow_report["target"], d["target"]))
+    for g in flow_report.get("groups", []):
+        if _exceeds(g["skipped"], limits["max.skipped.records"]):
+            reasons.append("%s: group %s would skip %d record(s) (max.skipped.records=%d)" % (
+                flow, g["group"], g["skipped"], limits["max.skipped.records"]))
+        if _exceeds(g["reread"], limits["max.reread.records"]):
+            reasons.append("%s: group %s would re-read at least %d record(s) (max.reread.records=%d)" % (
+                flow, g["group"], g["reread"], limits["max.reread.records"]))
+        if g.get("required") and g["no_checkpoint"]:
+            reasons.append("%s: group %s has no checkpoint for %s: MM2 has not translated it yet (it must match "
+                           "kafka-mm2-replication/groups and commit on %s)" % (
+                               flow, g["group"], ", ".join(g["no_checkpoint"][:5]), flow_report["source"]))
+    return (NOT_READY if reasons else READY), reasons
+
+
+def evaluate_flow(flow, source, target, facts, limits, now_ms, mirrored, wanted_groups=()):
+    """The gate's report of one flow from gathered facts (see mm2_cutover.gather_flow):
+
+    facts: source_ends, source_starts, replicated ({(t, p): offset}), target_partitions ({target topic: n}),
+    source_configs/target_configs ({topic: {name: value}}), oldest_unreplicated_ms ({(t, p): ts}),
+    heartbeat_ms, checkpoint_ms (newest seen or None), committed ({group: {(t, p): C}}), checkpoints
+    (Checkpoint list), errors (list: a fact that could not be read makes the verdict UNKNOWN)."""
+    rows = unreplicated(facts.get("source_ends", {}), facts.get("source_starts", {}), facts.get("replicated", {}))
+    report = {"flow": flow, "source": source, "target": target, "errors": list(facts.get("errors") or []),
+              "source_reachable": facts.get("source_reachable", True),
+              "target_reachable": facts.get("target_reachable", True),
+              "partitions": [], "retention_gap": [], "drift": [], "groups": []}
+    total, oldest = 0, None
+    stamps = facts.get("oldest_unreplicated_ms") or {}
+    for topic, partition, end, nxt, behind, lost in rows:
+        ts = stamps.get((topic, partition))
+        age = None if ts is None or not behind else max(0.0, (now_ms - ts) / 1000.0)
+        report["partitions"].append({"topic": topic, "partition": partition, "end": end, "next": nxt,
+                                     "unreplicated": behind, "rpo_seconds": age})
+        total += behind
+        if age is not None:
+            oldest = age if oldest is None else max(oldest, age)
+        if lost:
+            report["retention_gap"].append({"topic": topic, "partition": partition, "next": nxt,
+                                            "log_start": facts["source_starts"][(topic, partition)], "lost": lost})
+    report["unreplicated_records"] = total
+    unmeasured = [p for p in report["partitions"] if p["unreplicated"] and p["rpo_seconds"] is None]
+    report["rpo_seconds"] = 0.0 if total == 0 else oldest
+    if unmeasured and oldest is None:
+        report["rpo_seconds"] = None
+        report["errors"].append("the age of the oldest unreplicated record could not be read (%d partition(s))"
+                                % len(unmeasured))
+    report["rpo_unmeasured_partitions"] = len(unmeasured)
+    if not report["source_reachable"]:
+        report["rpo_seconds"] = None
+    for kind in ("heartbeat", "checkpoint"):
+        ms = facts.get("%s_ms" % kind)
+        report["%s_age_seconds" % kind] = None if ms is None else max(0.0, (now_ms - ms) / 1000.0)
+
+    source_partitions = {}
+    for (topic, partition) in facts.get("source_ends", {}):
+        source_partitions[topic] = source_partitions.get(topic, 0) + 1
+    target_partitions = facts.get("target_partitions", {})
+    for topic in sorted(source_partitions):
+        tt = mirrored(topic)
+        for name, s, t in topic_drift(topic, tt, source_partitions[topic], target_partitions.get(tt, 0),
+                                      (facts.get("source_configs") or {}).get(topic),
+                                      (facts.get("target_configs") or {}).get(tt)):
+            report["drift"].append({"topic": topic, "target_topic": tt, "property": name, "source": s, "target": t})
+
+    checkpoints = facts.get("checkpoints") or []
+    committed = facts.get("committed") or {}
+    groups = sorted(set(committed) | set(wanted_groups))
+    for group in groups:
+        mine = [cp for cp in checkpoints if cp.group == group]
+        outlook = group_outlook(committed.get(group, {}), mine, mirrored, facts.get("offset_syncs"))
+        entry = {"group": group, "required": group in wanted_groups,
+                 "skipped": sum(r[6] for r in outlook if r[5] == "SKIPS"),
+                 "reread": sum(r[6] for r in outlook if r[5] == "REREADS"),
+                 "no_checkpoint": ["%s-%d" % (r[0], r[1]) for r in outlook if r[5] == "NO_CHECKPOINT"],
+                 "partitions": [{"topic": r[0], "partition": r[1], "committed": r[2], "upstream": r[3],
+                                 "downstream": r[4], "status": r[5], "records": r[6]} for r in outlook]}
+        if group in wanted_groups and not committed.get(group) and not mine:
+            entry["no_checkpoint"] = ["(no committed offsets on %s)" % source]
+        report["groups"].append(entry)
+    report["verdict"], report["reasons"] = verdict(report, limits)
+    report["thresholds"] = dict(limits)
+    return report
+
+
+def rpo_probes(rows, limit=MAX_RPO_PROBES):
+    """(topic, partition, offset) of the oldest unreplicated record of the partitions furthest behind."""
+    behind = sorted((r for r in rows if r[4] > 0), key=lambda r: (-r[4], r[0], r[1]))
+    return [(r[0], r[1], r[3]) for r in behind[:limit]]
+
+
+def format_report(report):
+    lines = ["Flow %s: %s" % (report["flow"], report["verdict"])]
+    rpo = report.get("rpo_seconds")
+    lines.append("  not yet replicated: %d record(s); RPO %s; last heartbeat %s; last checkpoint %s" % (
+        report.get("unreplicated_records", 0), "unknown" if rpo is None else "%.0f s" % rpo,
+        _age_text(report.get("heartbeat_age_seconds")), _age_text(report.get("checkpoint_age_seconds"))))
+    for p in report.get("partitions", []):
+        if p["unreplicated"]:
+            lines.append("    %s-%d: %d behind (next to copy %d, end %d)%s" % (
+                p["topic"], p["partition"], p["unreplicated"], p["next"], p["end"],
+                "" if p["rpo_seconds"] is None else ", oldest %.0f s old" % p["rpo_seconds"]))
+    for d in report.get("drift", []):
+        lines.append("  drift %s -> %s: %s %s vs %s" % (d["topic"], d["target_topic"], d["property"], d["source"],
+                                                         d["target"]))
+    for g in report.get("retention_gap", []):
+        lines.append("  retention gap %s-%d: %d record(s) deleted before MM2 copied them" % (
+            g["topic"], g["partition"], g["lost"]))
+    for g in report.get("groups", []):
+        lines.append("  group %s: skip %d, re-read >= %d%s" % (
+            g["group"], g["skipped"], g["reread"],
+            "; no checkpoint: " + ", ".join(g["no_checkpoint"][:5]) if g["no_checkpoint"] else ""))
+    for r in report.get("reasons", []):
+        lines.append("  ! " + r)
+    return "\n".join(lines)
+
+
+def _age_text(seconds):
+    return "none seen" if seconds is None else "%.0f s ago" % seconds
+
+
+# ---------------------------------------------------------------- command lines (Kafka's own tools)
+
+def get_offsets_command(kafka_home, bootstrap, config_path, time_spec):
+    """kafka-get-offsets.sh (Kafka 3.0+) over every topic: time_spec -1 latest, -2 earliest (log start)."""
+    return [_tool(kafka_home, "kafka-get-offsets.sh"), "--bootstrap-server", bootstrap, "--command-config",
+            config_path, "--time", str(time_spec)]
+
+
+def topic_configs_command(kafka_home, version_tuple, bootstrap, config_path):
+    """kafka-configs.sh --describe of every topic; --all (effective values, defaults included) from 2.5."""
+    args = [_tool(kafka_home, "kafka-configs.sh"), "--bootstrap-server", bootstrap, "--command-config",
+            config_path, "--describe", "--entity-type", "topics"]
+    return args + (["--all"] if tuple(version_tuple) >= (2, 5, 0) else [])
+
+
+def groups_describe_command(kafka_home, bootstrap, config_path, groups=None, state=False):
+    args = [_tool(kafka_home, "kafka-consumer-groups.sh"), "--bootstrap-server", bootstrap, "--command-config",
+            config_path, "--describe"]
+    if groups:
+        for g in groups:
+            args += ["--group", g]
+    else:
+        args.append("--all-groups")
+    return args + (["--state"] if state else [])
+
+
+def groups_reset_command(kafka_home, bootstrap, config_path, group, csv_path, execute):
+    return [_tool(kafka_home, "kafka-consumer-groups.sh"), "--bootstrap-server", bootstrap, "--command-config",
+            config_path, "--group", group, "--reset-offsets", "--from-file", csv_path,
+            "--execute" if execute else "--dry-run"]
+
+
+BYTES = "org.apache.kafka.common.serialization.BytesDeserializer"
+RAW_RECORD_PROPERTIES = ["--property", "print.timestamp=true", "--property", "print.key=true",
+                         "--property", "key.deserializer=" + BYTES, "--property", "value.deserializer=" + BYTES]
+TIMESTAMP_PROPERTIES = ["--property", "print.timestamp=true", "--property",
+                        "value.deserializer=org.apache.kafka.common.serialization.BytesDeserializer"]
+
+
+def _tool(kafka_home, name):
+    return "%s/bin/%s" % (kafka_home.rstrip("/"), name)
+
+
+ACTIVE_STATES = ("Stable", "PreparingRebalance", "CompletingRebalance", "AwaitingSync", "Assigning",
+                 "Reconciling")
+
+
+def refusal(group, flow, target, state, members):
+    """Why translated offsets are not applied to a group (or None): it has live members on the target."""
+    if members or state in ACTIVE_STATES:
+        return ("group %s has %d active member(s) on %s (state %s): stop its consumers on %s, then run the "
+                "failover again (offsets of %s are applied only to groups without members)" % (
+                    group, members, target, state, target, flow))
+    return None
+
+
+def offsets_csv_rows(checkpoints, group):
+    """topic,partition,offset lines of a group's translated offsets (what --reset-offsets --from-file reads)."""
+    mine = sorted((cp.topic, cp.partition, cp.downstream) for cp in checkpoints if cp.group == group)
+    return "".join("%s,%d,%d\n" % row for row in mine)

@@ -1,0 +1,274 @@
+"""CUTOVER_CHECK and FAILOVER_GROUPS: the agent side of the cut-over readiness gate and of failover.
+
+The facts are read with the installation's Kafka tools as the MM2 user (mm2_kafka_cli: one 0600 client
+config per cluster, secrets never on a command line); the decisions are the pure core's (mm2_core.cutover).
+
+Command parameters (commandParams/<name>, `mm2-ambari run ... --param NAME=VALUE`):
+  flow    A->B (default: every enabled flow; FAILOVER_GROUPS needs one)
+  groups  g1,g2 (CUTOVER_CHECK: these must have a checkpoint; FAILOVER_GROUPS: the groups to move)
+  <threshold>=<value> for each name of mm2_core.cutover.THRESHOLDS (CUTOVER_CHECK)
+"""
+import os
+import time
+
+from resource_management.core.exceptions import Fail
+from resource_management.core.logger import Logger
+
+from mm2_core import cutover, kafka_tools
+from mm2_core.text import text, to_text
+
+RESULT_CHECK = "cutover_check"
+RESULT_GROUPS = "failover_groups"
+# A read "from the beginning" ends after this much quiet; it includes joining a group (seconds on a loaded host)
+READ_QUIET_MS = 10000
+PROBE_SECONDS = 25
+OFFSET_SYNC_FORMATTER = "org.apache.kafka.connect.mirror.formatters.OffsetSyncFormatter"
+
+
+def _param(name, fallback=""):
+    from resource_management.libraries.functions.default import default
+    value = default("/commandParams/" + name, fallback)
+    return text(to_text(value if value is not None else fallback)).strip()
+
+
+def _list_param(name):
+    return [g.strip() for g in _param(name).split(",") if g.strip()]
+
+
+def selected_flows(topo, wanted):
+    flows = topo.enabled_flows
+    if not wanted:
+        return flows
+    chosen = [f for f in flows if f.name == wanted.replace(" ", "")]
+    if not chosen:
+        raise Fail("Unknown flow %s: the enabled flows are %s (pass flow=SOURCE->TARGET)" % (
+            wanted, ", ".join(f.name for f in flows) or "none"))
+    return chosen
+
+
+def _group_filter(topo, flow):
+    return kafka_tools.TopicFilter(topo.flow_setting(flow, "groups"), topo.flow_setting(flow, "groups.exclude"))
+
+
+def _read(cli, argv, what, errors):
+    result = cli.run(argv)
+    if not result.ok:
+        errors.append("%s: %s" % (what, result.problem(3)))
+        return None
+    return result.out
+
+
+def gather_flow(cli, rendering, flow, wanted_groups=()):
+    """The facts of one flow for mm2_core.cutover.evaluate_flow, read with Kafka's tools."""
+    import mm2_commands
+    topo = rendering.topology
+    source, target = flow.source, flow.target
+    home, version = cli.home, cli.version
+    errors = []
+    facts = {"errors": errors}
+    if tuple(version) < kafka_tools.GET_OFFSETS_VERSION:
+        errors.append("the gate needs kafka-get-offsets.sh (Kafka 3.0+); this installation is Kafka %s"
+                      % ".".join(str(v) for v in version))
+        return facts
+    flt = mm2_commands.topic_filter(topo, flow)
+    # a cluster that is down makes every tool wait for its own timeouts: probe both once, briefly
+    reachable = {}
+    for alias in (source, target):
+        probe = cli.run(kafka_tools.topics_list(home, cli.bootstrap(alias), cli.config(alias)), timeout=PROBE_SECONDS)
+        reachable[alias] = probe.ok
+        if not probe.ok:
+            errors.append("%s (%s) is unreachable: %s" % (alias, cli.bootstrap(alias), probe.problem(2)))
+    facts["source_reachable"], facts["target_reachable"] = reachable[source], reachable[target]
+    if not reachable[target]:
+        return facts
+    if not reachable[source]:
+        return _target_facts(cli, rendering, flow, facts)
+
+    def matched(offsets):
+        return dict((tp, o) for tp, o in offsets.items() if flt.matches(tp[0]) and not kafka_tools.is_internal_topic(tp[0])
+                    and not tp[0].endswith(".heartbeats") and tp[0] != "heartbeats")
+
+    out = _read(cli, cutover.get_offsets_command(home, cli.bootstrap(source), cli.config(source), -1),
+                "end offsets of %s" % source, errors)
+    facts["source_ends"] = matched(cutover.parse_offsets(out)) if out is not None else {}
+    out = _read(cli, cutover.get_offsets_command(home, cli.bootstrap(source), cli.config(source), -2),
+                "log-start offsets of %s" % source, errors)
+    facts["source_starts"] = matched(cutover.parse_offsets(out)) if out is not None else {}
+    out = _read(cli, cutover.get_offsets_command(home, cli.bootstrap(target), cli.config(target), -1),
+                "end offsets of %s" % target, errors)
+    partitions = {}
+    for (topic, _p) in (cutover.parse_offsets(out) if out is not None else {}):
+        partitions[topic] = partitions.get(topic, 0) + 1
+    facts["target_partitions"] = partitions
+
+    # the source connector's committed offsets (mm2-offsets.<source>.internal on the target)
+    offsets_topic = cutover.offsets_topic(source)
+    res = cli.consume(target, offsets_topic, mode="keyed", timeout_ms=READ_QUIET_MS)
+    facts["replicated"] = cutover.parse_source_offsets(res.out, source)
+    if not res.ok and not facts["replicated"]:
+        errors.append("reading %s on %s: %s" % (offsets_topic, target, res.problem(3)))
+
+    rows = cutover.unreplicated(facts["source_ends"], facts["source_starts"], facts["replicated"])
+    stamps = {}
+    for topic, partition, offset in cutover.rpo_probes(rows):
+        argv = kafka_tools.console_consumer(home, version, cli.bootstrap(source), cli.config(source), topic,
+                                           timeout_ms=4000, max_messages=1, partition=partition, offset=offset)
+        r = cli.run(argv + cutover.TIMESTAMP_PROPERTIES, timeout=cli.timeout)
+        found = cutover.parse_record_timestamps(r.out)
+        if found:
+            stamps[(topic, partition)] = found[0]
+    facts["oldest_unreplicated_ms"] = stamps
+
+    for side, alias in (("source_configs", source), ("target_configs", target)):
+        out = _read(cli, cutover.topic_configs_command(home, version, cli.bootstrap(alias), cli.config(alias)),
+                    "topic configs of %s" % alias, errors)
+        facts[side] = cutover.parse_topic_configs(out) if out is not None else {}
+
+    _target_facts(cli, rendering, flow, facts)
+    # MM2's offset syncs: which source offset the translated target offsets stand for
+    isep = kafka_tools.internal_separator(topo.separator, version, mm2_commands._internal_separator_enabled(rendering))
+    location = text(topo.flow_setting(flow, "offset-syncs.topic.location") or "source").strip()
+    sync_cluster = target if location == "target" else source
+    argv = kafka_tools.console_consumer(home, version, cli.bootstrap(sync_cluster), cli.config(sync_cluster),
+                                       cutover.offset_syncs_topic(target, isep), timeout_ms=READ_QUIET_MS)
+    res = cli.run(argv + ["--formatter", OFFSET_SYNC_FORMATTER], timeout=cli.timeout + READ_QUIET_MS // 1000)
+    facts["offset_syncs"] = cutover.parse_offset_syncs(res.out)
+
+    out = _read(cli, cutover.groups_describe_command(home, cli.bootstrap(source), cli.config(source)),
+                "consumer groups of %s" % source, errors)
+    gflt = _group_filter(topo, flow)
+    committed = {}
+    for group, offsets in cutover.committed_offsets(cutover.parse_group_describe(out or "")).items():
+        if group in wanted_groups or (not wanted_groups and gflt.matches(group)):
+            mine = dict((tp, c) for tp, c in offsets.items() if tp in facts["source_ends"])
+            if mine:
+                committed[group] = mine
+    facts["committed"] = committed
+    return facts
+
+
+def _target_facts(cli, rendering, flow, facts):
+    """What the target alone tells: heartbeat and checkpoint age, the translated offsets."""
+    import mm2_commands
+    topo = rendering.topology
+    source, target, home, version = flow.source, flow.target, cli.home, cli.version
+    hb_topic = kafka_tools.heartbeats_topic(source, topo.separator)
+    res = cli.read_recent(target, hb_topic, mode="heartbeat", records=50)
+    beats = [b.timestamp for b in kafka_tools.parse_heartbeats(res.out) if b.target == source]
+    facts["heartbeat_ms"] = max(beats) if beats else None
+
+    cp_topic = kafka_tools.checkpoints_topic(source, topo.separator, version,
+                                             mm2_commands._internal_separator_enabled(rendering))
+    facts["checkpoints"], stamps = read_checkpoints(cli, target, cp_topic)
+    facts["checkpoint_ms"] = max(stamps) if stamps else None
+    return facts
+
+
+def read_checkpoints(cli, alias, topic):
+    """(latest checkpoints, record timestamps) of a checkpoints topic in one read: raw records with their
+    timestamps (kafka_tools decodes MM2's binary records itself)."""
+    argv = kafka_tools.console_consumer(cli.home, cli.version, cli.bootstrap(alias), cli.config(alias), topic,
+                                       timeout_ms=READ_QUIET_MS)
+    res = cli.run(argv + cutover.RAW_RECORD_PROPERTIES, timeout=cli.timeout + READ_QUIET_MS // 1000)
+    return (kafka_tools.latest_checkpoints(kafka_tools.parse_checkpoints(res.out)),
+            cutover.parse_record_timestamps(res.out))
+
+
+def _thresholds():
+    given = {}
+    for name, _default, _meaning in cutover.THRESHOLDS:
+        value = _param(name)
+        if value:
+            given[name] = value
+    try:
+        return cutover.thresholds(given)
+    except cutover.ThresholdError as e:
+        raise Fail("CUTOVER_CHECK: %s" % e)
+
+
+def cutover_check(script, params):
+    import mm2_commands
+    import mm2_kafka_cli
+    limits = _thresholds()
+    rendering = mm2_commands._render(params)
+    flows = selected_flows(rendering.topology, _param("flow"))
+    groups = _list_param("groups")
+    mm2_commands._kinit(params)
+    reports = []
+    with mm2_kafka_cli.KafkaCli(params, rendering, timeout=60) as cli:
+        for flow in flows:
+            facts = gather_flow(cli, rendering, flow, groups)
+            report = cutover.evaluate_flow(flow.name, flow.source, flow.target, facts, limits,
+                                           int(time.time() * 1000),
+                                           lambda t, f=flow: rendering.topology.mirrored_topic(f, t), groups)
+            reports.append(report)
+            Logger.info(cutover.format_report(report))
+    script.put_structured_out({RESULT_CHECK: reports})
+    not_ready = [r for r in reports if r["verdict"] != cutover.READY]
+    if not_ready:
+        raise Fail("Cut-over NOT ready: %s" % "; ".join("%s is %s" % (r["flow"], r["verdict"]) for r in not_ready))
+    Logger.info("Cut-over ready: %s" % ", ".join(r["flow"] for r in reports))
+    return reports
+
+
+# ---------------------------------------------------------------- FAILOVER_GROUPS
+
+def failover_groups(script, params):
+    """Apply MM2's translated offsets to the named groups on the flow's target; only groups without active
+    members there. Groups done are reported per name, so a rerun can be limited to the rest."""
+    import mm2_commands
+    import mm2_kafka_cli
+    rendering = mm2_commands._render(params)
+    wanted = _param("flow")
+    if not wanted:
+        raise Fail("FAILOVER_GROUPS needs flow=SOURCE->TARGET (the enabled flows are %s)" % ", ".join(
+            f.name for f in rendering.topology.enabled_flows))
+    (flow,) = selected_flows(rendering.topology, wanted)
+    groups = _list_param("groups")
+    if not groups:
+        raise Fail("FAILOVER_GROUPS needs groups=g1,g2: the consumer groups to move to %s" % flow.target)
+    mm2_commands._kinit(params)
+    topo = rendering.topology
+    applied, refused = {}, {}
+    with mm2_kafka_cli.KafkaCli(params, rendering, timeout=60) as cli:
+        home, target = cli.home, flow.target
+        cp_topic = kafka_tools.checkpoints_topic(flow.source, topo.separator, cli.version,
+                                                 mm2_commands._internal_separator_enabled(rendering))
+        checkpoints, _stamps = read_checkpoints(cli, target, cp_topic)
+        res = cli.run(cutover.groups_describe_command(home, cli.bootstrap(target), cli.config(target), groups,
+                                                      state=True))
+        states = cutover.parse_group_state(res.out)
+        if not res.ok and not states:
+            raise Fail("Cannot describe groups %s on %s: %s" % (", ".join(groups), target, res.problem(3)))
+        for group in groups:
+            state, members = states.get(group, ("Dead", 0))
+            why = cutover.refusal(group, flow.name, target, state, members)
+            if why:
+                refused[group] = why
+                continue
+            rows = cutover.offsets_csv_rows(checkpoints, group)
+            if not rows:
+                refused[group] = ("group %s has no checkpoint in %s on %s: MM2 translates only groups that match "
+                                  "kafka-mm2-replication/groups and committed on %s" % (
+                                      group, cp_topic, target, flow.source))
+                continue
+            path = os.path.join(cli.dir, "offsets-%d.csv" % len(applied))
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(rows.encode("utf-8"))
+            os.chown(path, cli.uid, cli.gid)
+            r = cli.run(cutover.groups_reset_command(home, cli.bootstrap(target), cli.config(target), group, path,
+                                                     execute=True))
+            if not r.ok or "Error" in r.out:
+                refused[group] = "resetting group %s on %s failed: %s" % (group, target, r.problem(3))
+                continue
+            applied[group] = dict(("%s-%s" % tuple(line.split(",")[:2]), int(line.split(",")[2]))
+                                  for line in rows.splitlines())
+            Logger.info("Group %s on %s now starts at MM2's translated offsets: %s" % (
+                group, target, ", ".join("%s=%d" % kv for kv in sorted(applied[group].items()))))
+    script.put_structured_out({RESULT_GROUPS: {"flow": flow.name, "target": flow.target, "applied": applied,
+                                               "refused": refused}})
+    if refused:
+        raise Fail("FAILOVER_GROUPS %s: %d group(s) refused:\n%s" % (flow.name, len(refused),
+                                                                    "\n".join(refused[g] for g in sorted(refused))))
+    return applied

@@ -1,0 +1,333 @@
+"""The disaster-recovery moment as commands: `cutover check` and `failover`.
+
+A failover is a plan of steps run in order. Each step's outcome is written to a state file (atomically, mode
+0600) before the next one starts, and a lock file keeps a second failover of the same flow from running at the
+same time. Running the same command again resumes: steps done are skipped, a failed step is tried again, and
+the groups already moved are not touched again (their consumers may be running on the target by then).
+
+The steps drive the agent's custom commands through a backend: Ambari's REST API (AmbariBackend), or in the
+tests the agent's scripts directly. Decisions about readiness are the agent's (mm2_core.cutover).
+"""
+import errno
+import fcntl
+import json
+import os
+import time
+
+from mm2_core import cutover, names
+from mm2_ambari.errors import BadInput, OperationFailed
+
+STEPS = ("gate", "flow", "groups", "verify", "record")
+STATE_DIR_ENV = "MM2_AMBARI_STATE_DIR"
+
+
+def parse_flow(text):
+    value = (text or "").replace(" ", "")
+    source, sep, target = value.partition("->")
+    if not sep or not source or not target or "->" in target or source == target:
+        raise BadInput("--flow %r: give it as SOURCE->TARGET with two different cluster aliases, quoted "
+                       "('A->B': unquoted, the shell reads > as a redirect)" % (text,))
+    return source, target
+
+
+def parse_thresholds(items):
+    given = {}
+    for item in items or ():
+        name, sep, value = item.partition("=")
+        if not sep:
+            raise BadInput("--threshold %r: give NAME=VALUE (names: %s)" % (
+                item, ", ".join(n for n, _, _ in cutover.THRESHOLDS)))
+        given[name.strip()] = value.strip()
+    try:
+        cutover.thresholds(given)
+    except cutover.ThresholdError as exc:
+        raise BadInput("--threshold: %s" % exc)
+    return given
+
+
+# ---------------------------------------------------------------- state file and lock
+
+def default_state_path(cluster, flow):
+    base = os.environ.get(STATE_DIR_ENV) or os.path.join(os.path.expanduser("~"), ".mm2-ambari")
+    safe = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in "%s-%s" % (cluster or "local", flow))
+    return os.path.join(base, "failover-%s.json" % safe)
+
+
+class StateFile(object):
+    """The failover's progress on disk. Written to a temporary name and renamed: a crash leaves the previous
+    complete state, never half of one."""
+
+    def __init__(self, path):
+        self.path = path
+        self.lock_fh = None
+        self.data = None
+
+    def acquire(self):
+        directory = os.path.dirname(os.path.abspath(self.path))
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        fh = open(self.path + ".lock", "a+")
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            fh.seek(0)
+            holder = fh.read().strip() or "?"
+            fh.close()
+            if exc.errno in (errno.EAGAIN, errno.EACCES):
+                raise OperationFailed("another failover with state file %s is running (pid %s): wait for it, or "
+                                      "stop it and run this command again to resume" % (self.path, holder))
+            raise
+        fh.seek(0)
+        fh.truncate()
+        fh.write("%d\n" % os.getpid())
+        fh.flush()
+        self.lock_fh = fh
+
+    def release(self):
+        if self.lock_fh is not None:
+            fcntl.flock(self.lock_fh, fcntl.LOCK_UN)
+            self.lock_fh.close()
+            self.lock_fh = None
+
+    def load(self):
+        try:
+            with open(self.path) as fh:
+                self.data = json.load(fh)
+        except FileNotFoundError:
+            self.data = None
+        except ValueError as exc:
+            raise BadInput("state file %s is not JSON (%s): move it away to start over" % (self.path, exc))
+        return self.data
+
+    def save(self):
+        tmp = "%s.tmp-%d" % (self.path, os.getpid())
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            json.dump(self.data, fh, indent=1, sort_keys=True)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.rename(tmp, self.path)
+
+
+# ---------------------------------------------------------------- backends
+
+class CommandResult(object):
+    def __init__(self, ok, structured, output=""):
+        self.ok, self.structured, self.output = ok, structured or {}, output or ""
+
+
+class AmbariBackend(object):
+    """Custom commands and service stop/start through Ambari's REST API (one started driver runs a command)."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def run(self, command, parameters):
+        from mm2_ambari import ops
+        from mm2_ambari.errors import RequestFailed
+        ctx = self.ctx
+        hcs = [hc for hc in ops.read_host_components(ctx) if hc.get("component_name") == names.COMPONENT]
+        started = [hc["host_name"] for hc in hcs if hc.get("state") == "STARTED"] or [hc["host_name"] for hc in hcs]
+        if not started:
+            raise OperationFailed("%s has no host to run %s on" % (names.COMPONENT, command))
+        body = {"RequestInfo": {"context": "%s %s" % (names.SERVICE_DISPLAY_NAME, command), "command": command,
+                                "parameters": dict(parameters)},
+                "Requests/resource_filters": [{"service_name": names.SERVICE, "component_name": names.COMPONENT,
+                                               "hosts": started[0]}]}
+        try:
+            tasks, ok = ops.run_async(ctx, "POST", "%s/requests" % ctx.c, body, command), True
+        except RequestFailed as exc:
+            tasks, ok = exc.tasks, False
+        structured, output = {}, ""
+        for task in tasks or []:
+            s = task.get("structured_out")
+            if isinstance(s, str):
+                try:
+                    s = json.loads(s) if s.strip() else {}
+                except ValueError:
+                    s = {}
+            structured.update(s or {})
+            output += str(task.get("stderr") or "")[-2000:]
+        return CommandResult(ok, structured, output)
+
+    def stop_mm2(self):
+        from mm2_ambari import ops
+        ops.run_async(self.ctx, "PUT", "%s/services/%s" % (self.ctx.c, names.SERVICE),
+                      ops.service_state_body(self.ctx, "INSTALLED", "Stop %s for failover" % names.SERVICE_DISPLAY_NAME),
+                      "stop " + names.SERVICE)
+
+
+# ---------------------------------------------------------------- cutover check
+
+def cutover_check(backend, flow, groups, thresholds, say):
+    """One CUTOVER_CHECK; returns (ready, [flow reports])."""
+    params = {"flow": flow}
+    if groups:
+        params["groups"] = ",".join(groups)
+    params.update(thresholds or {})
+    result = backend.run(names.CMD_CUTOVER_CHECK, params)
+    reports = result.structured.get("cutover_check") or []
+    for report in reports:
+        say(cutover.format_report(report))
+    if not reports:
+        say("CUTOVER_CHECK gave no report: %s" % result.output.strip()[-1500:])
+    return bool(reports) and all(r["verdict"] == cutover.READY for r in reports), reports
+
+
+# ---------------------------------------------------------------- failover
+
+class Failover(object):
+    """The failover plan of one flow. options: groups, stop_flow (bool), source_down, gate_timeout, gate_interval,
+    thresholds, verify (bool)."""
+
+    def __init__(self, backend, flow, options, state, say, clock=time.time, sleep=time.sleep):
+        self.backend, self.flow, self.opts, self.state, self.say = backend, flow, options, state, say
+        self.source, self.target = parse_flow(flow)
+        self.clock, self.sleep = clock, sleep
+
+    def plan(self):
+        o = self.opts
+        return [
+            ("gate", "run CUTOVER_CHECK on %s until it is READY (at most %d s)%s" % (
+                self.flow, o["gate_timeout"],
+                "; %s is down: accept a gate that could not read it (RPO from the last heartbeat)" % self.source
+                if o["source_down"] else "")),
+            ("flow", "stop the MM2 drivers (every flow of the service)" if o["stop_flow"]
+             else "keep %s running (--keep-flow): MM2 keeps copying while %s is up" % (self.flow, self.source)),
+            ("groups", "FAILOVER_GROUPS: translated offsets for %s on %s (groups with active members there are "
+                       "refused by name)" % (", ".join(o["groups"]), self.target)),
+            ("verify", "VERIFY_REPLICATION of %s: mm2-verify's failover-offset check must find 0 skipped records%s" % (
+                self.flow, "" if o["verify"] else " (skipped: --no-verify)")),
+            ("record", "record RPO and RTO in %s" % self.state.path),
+        ]
+
+    def _fresh_state(self):
+        return {"kind": "failover", "flow": self.flow, "groups": list(self.opts["groups"]),
+                "stop_flow": self.opts["stop_flow"], "started_at": self.clock(), "steps": {}, "groups_done": {}}
+
+    def run(self, dry_run=False):
+        data = self.state.load()
+        if data is not None and (data.get("flow") != self.flow or data.get("kind") != "failover"):
+            raise BadInput("state file %s belongs to %s %s: use --state-file for another one" % (
+                self.state.path, data.get("kind"), data.get("flow")))
+        if data is not None and sorted(data.get("groups", [])) != sorted(self.opts["groups"]):
+            extra = sorted(set(self.opts["groups"]) - set(data.get("groups", [])))
+            if extra and data.get("steps", {}).get("record", {}).get("status") == "done":
+                raise BadInput("the failover of %s in %s is complete: groups %s were not part of it; move it away "
+                               "(or give --state-file) to fail them over separately" % (
+                                   self.flow, self.state.path, ", ".join(extra)))
+        steps = (data or {}).get("steps", {})
+        self.say("Failover %s (state: %s)" % (self.flow, self.state.path))
+        for index, (name, what) in enumerate(self.plan(), 1):
+            status = steps.get(name, {}).get("status", "todo")
+            self.say("  %d. [%s] %s: %s" % (index, status, name, what))
+        if dry_run:
+            self.say("dry run: nothing was run")
+            return 0
+        self.state.acquire()
+        try:
+            if data is None:
+                self.state.data = self._fresh_state()
+            else:
+                self.state.data["groups"] = sorted(set(self.state.data.get("groups", [])) | set(self.opts["groups"]))
+            self.state.save()
+            for name in STEPS:
+                step = self.state.data["steps"].get(name, {})
+                if step.get("status") == "done":
+                    continue
+                ok, detail, status = getattr(self, "_step_" + name)()
+                self.state.data["steps"][name] = {"status": status, "at": self.clock(), "detail": detail}
+                self.state.save()
+                self.say("  %s: %s: %s" % (name, status, detail))
+                if not ok:
+                    raise OperationFailed("failover %s stopped at step %s: %s. Fix that and run the same command "
+                                          "again: it resumes there (state: %s)" % (self.flow, name, detail,
+                                                                                   self.state.path))
+            return 0
+        finally:
+            self.state.release()
+
+    # -- steps: each returns (ok, detail, status)
+    def _step_gate(self):
+        deadline = self.clock() + self.opts["gate_timeout"]
+        while True:
+            ready, reports = cutover_check(self.backend, self.flow, self.opts["groups"], self.opts["thresholds"],
+                                           self.say)
+            report = reports[0] if reports else {}
+            if ready:
+                self.state.data["gate"] = _gate_summary(report)
+                return True, "READY (%d record(s) not replicated, RPO %s s)" % (
+                    report.get("unreplicated_records", 0), report.get("rpo_seconds")), "done"
+            if self.opts["source_down"] and report and report.get("source_reachable") is False \
+                    and report.get("target_reachable", True):
+                self.state.data["gate"] = _gate_summary(report)
+                hb = report.get("heartbeat_age_seconds")
+                return True, ("%s is unreachable: accepted (--source-down); its last heartbeat on %s is %s s old" % (
+                    self.source, self.target, "unknown" if hb is None else "%.0f" % hb)), "done"
+            if self.clock() >= deadline:
+                why = "; ".join(report.get("reasons") or []) or "no report"
+                return False, "not READY after %d s: %s" % (self.opts["gate_timeout"], why), "failed"
+            self.sleep(self.opts["gate_interval"])
+
+    def _step_flow(self):
+        if not self.opts["stop_flow"]:
+            return True, "kept running", "done"
+        self.backend.stop_mm2()
+        return True, "MM2 drivers stopped", "done"
+
+    def _step_groups(self):
+        done = self.state.data.setdefault("groups_done", {})
+        todo = [g for g in self.state.data["groups"] if g not in done]
+        if not todo:
+            return True, "all groups were moved before", "done"
+        result = self.backend.run(names.CMD_FAILOVER_GROUPS, {"flow": self.flow, "groups": ",".join(todo)})
+        out = result.structured.get("failover_groups") or {}
+        for group, offsets in (out.get("applied") or {}).items():
+            done[group] = {"offsets": offsets, "at": self.clock()}
+        self.state.data["groups_applied_at"] = self.clock()
+        refused = out.get("refused") or {}
+        if refused or not result.ok:
+            return False, "; ".join(refused[g] for g in sorted(refused)) or result.output.strip()[-800:], "failed"
+        return True, "moved %s to %s" % (", ".join(sorted(done)), self.target), "done"
+
+    def _step_verify(self):
+        if not self.opts["verify"]:
+            return True, "skipped (--no-verify)", "done"
+        gate = self.state.data.get("gate") or {}
+        if gate.get("source_reachable") is False:
+            # deferred: the step stays open, a rerun once the source is back proves it
+            return True, ("%s is down: run this command again when it is back to prove that nothing was skipped"
+                          % self.source), "deferred"
+        result = self.backend.run(names.CMD_VERIFY, {"flow": self.flow})
+        verify = result.structured.get("verify_replication") or {}
+        totals = verify.get("totals") or {}
+        skipped = totals.get("offsets_skipped")
+        self.state.data["verify"] = {"status": verify.get("status"), "offsets_skipped": skipped,
+                                     "offsets_reread": totals.get("offsets_reread"), "report": verify.get("report")}
+        if result.ok and verify.get("status") == "OK" and skipped == 0:
+            return True, "0 records skipped, %s re-read (report %s)" % (totals.get("offsets_reread"),
+                                                                        verify.get("report")), "done"
+        return False, "mm2-verify: status %s, %s skipped (report %s)" % (
+            verify.get("status"), skipped, verify.get("report")), "failed"
+
+    def _step_record(self):
+        data = self.state.data
+        gate = data.get("gate") or {}
+        applied = data.get("groups_applied_at") or self.clock()
+        data["rto_seconds"] = round(applied - data["started_at"], 1)
+        if gate.get("source_reachable") is False:
+            data["rpo_seconds"] = gate.get("heartbeat_age_seconds")
+            data["rpo_basis"] = "age of the source's last heartbeat on the target (source unreachable)"
+        else:
+            data["rpo_seconds"] = gate.get("rpo_seconds")
+            data["rpo_basis"] = "age of the oldest unreplicated record at the gate"
+        return True, "RPO %s s (%s), RTO %s s (start to groups moved)" % (
+            data["rpo_seconds"], data["rpo_basis"], data["rto_seconds"]), "done"
+
+
+def _gate_summary(report):
+    keys = ("verdict", "unreplicated_records", "rpo_seconds", "heartbeat_age_seconds", "checkpoint_age_seconds",
+            "source_reachable", "target_reachable", "reasons")
+    summary = dict((k, report.get(k)) for k in keys)
+    summary["groups"] = dict((g["group"], {"skipped": g["skipped"], "reread": g["reread"]})
+                             for g in report.get("groups", []))
+    return summary

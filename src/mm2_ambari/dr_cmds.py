@@ -1,0 +1,90 @@
+"""`mm2-ambari cutover check` and `mm2-ambari failover` (see mm2_ambari.dr).
+
+Exit codes: 0 ready / done, 1 not ready or a step failed (rerun resumes), 2 bad input.
+"""
+import argparse
+import json
+
+from mm2_core import cutover
+from mm2_ambari import dr
+from mm2_ambari.errors import BadInput, OperationFailed
+from mm2_ambari import rest_cmds
+
+
+def _groups(text):
+    groups = [g.strip() for g in (text or "").split(",") if g.strip()]
+    if not groups:
+        raise argparse.ArgumentTypeError("give consumer group ids separated by commas, e.g. --groups orders,billing")
+    return groups
+
+
+def _threshold_help():
+    return "; ".join("%s (default %s): %s" % (n, d, m) for n, d, m in cutover.THRESHOLDS)
+
+
+def register(subparsers):
+    common = rest_cmds._common_parser()
+    conn_file = argparse.ArgumentParser(add_help=False)
+    conn_file.add_argument("-f", "--file", dest="conn_file", metavar="TOPOLOGY.yaml",
+                           help="take --url/--cluster from this deployment file's deployment.ambari section")
+    gate = argparse.ArgumentParser(add_help=False)
+    gate.add_argument("--flow", required=True, help="the flow, quoted: 'A->B'")
+    gate.add_argument("--groups", type=_groups, default=[], help="consumer groups that must be translated (g1,g2)")
+    gate.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE",
+                      help="a gate threshold (repeatable): " + _threshold_help())
+
+    p = subparsers.add_parser("cutover", help="cut-over readiness of a flow (CUTOVER_CHECK)")
+    sub = p.add_subparsers(dest="cutover_command", metavar="SUBCOMMAND")
+    sub.required = True
+    c = sub.add_parser("check", parents=[common, conn_file, gate], help="one verdict per flow; exit 0 only when READY",
+                       description="Per partition: records not yet replicated, RPO, heartbeat and checkpoint age; "
+                                   "per group: what a failover now would skip or re-read; topic drift; retention gap.")
+    c.add_argument("--json", action="store_true", help="the reports as JSON")
+    c.set_defaults(func=rest_cmds._command(_check))
+
+    p = subparsers.add_parser("failover", parents=[common, conn_file, gate],
+                              help="fail consumer groups over to a flow's target, step by step (resumable)",
+                              description="Steps: readiness gate, stop or keep the flow, translated offsets for the "
+                                          "groups (refused for groups with active members), mm2-verify's "
+                                          "failover-offset check, RPO and RTO. --dry-run prints the plan. Run it "
+                                          "again after a failure: it resumes at the failed step.")
+    keep = p.add_mutually_exclusive_group(required=True)
+    keep.add_argument("--stop-flow", action="store_true", help="stop the MM2 drivers after the gate")
+    keep.add_argument("--keep-flow", action="store_true", help="keep MM2 running")
+    p.add_argument("--source-down", action="store_true",
+                   help="the source cluster is gone: accept a gate that cannot read it (RPO from the last heartbeat); "
+                        "verification waits until it is back")
+    p.add_argument("--gate-timeout", type=float, default=600.0, metavar="S", help="wait this long for READY (600)")
+    p.add_argument("--gate-interval", type=float, default=15.0, metavar="S", help="between two checks (15)")
+    p.add_argument("--no-verify", action="store_true", help="skip the mm2-verify step (no Spark on the drivers)")
+    p.add_argument("--state-file", help="progress file (default ~/.mm2-ambari/failover-<cluster>-<flow>.json, "
+                                        "or $%s)" % dr.STATE_DIR_ENV)
+    p.set_defaults(func=rest_cmds._command(_failover))
+
+
+def options(args):
+    dr.parse_flow(args.flow)
+    if getattr(args, "gate_timeout", 1) < 0:
+        raise BadInput("--gate-timeout must be >= 0")
+    return {"groups": list(args.groups), "stop_flow": bool(getattr(args, "stop_flow", False)),
+            "source_down": bool(getattr(args, "source_down", False)),
+            "gate_timeout": getattr(args, "gate_timeout", 0), "gate_interval": getattr(args, "gate_interval", 15),
+            "thresholds": dr.parse_thresholds(args.threshold), "verify": not getattr(args, "no_verify", False)}
+
+
+def _check(ctx, args):
+    opts = options(args)
+    ready, reports = dr.cutover_check(dr.AmbariBackend(ctx), args.flow.replace(" ", ""), opts["groups"],
+                                      opts["thresholds"], ctx.say if not args.json else (lambda m: None))
+    if args.json:
+        ctx.say(json.dumps(reports, indent=1, sort_keys=True))
+    return 0 if ready else 1
+
+
+def _failover(ctx, args):
+    opts = options(args)
+    if not opts["groups"]:
+        raise BadInput("failover needs --groups g1,g2: the consumer groups to move to the target")
+    flow = args.flow.replace(" ", "")
+    state = dr.StateFile(args.state_file or dr.default_state_path(ctx.cluster, flow))
+    return dr.Failover(dr.AmbariBackend(ctx), flow, opts, state, ctx.say).run(dry_run=args.dry_run)
