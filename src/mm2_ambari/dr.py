@@ -293,8 +293,9 @@ class Failover(object):
         if not self.opts["verify"]:
             return True, "skipped (--no-verify)", "done"
         gate = self.state.data.get("gate") or {}
-        if gate.get("source_reachable") is False:
-            # deferred: the step stays open, a rerun once the source is back proves it
+        before = self.state.data["steps"].get("verify", {}).get("status")
+        if gate.get("source_reachable") is False and before != "deferred":
+            # deferred: the step stays open; the next run (the source is back) proves it
             return True, ("%s is down: run this command again when it is back to prove that nothing was skipped"
                           % self.source), "deferred"
         result = self.backend.run(names.CMD_VERIFY, {"flow": self.flow})

@@ -1,0 +1,159 @@
+"""The cut-over gate's pure rules (mm2_core.cutover): parsers of Kafka's tool output, the verdict, the silent-loss rule.
+
+The tool outputs below are the formats Kafka 3.9's tools print (tests/dr runs the same parsers on the real tools).
+"""
+import pytest
+
+from mm2_core import cutover
+from mm2_core.kafka_tools import Checkpoint
+
+OFFSETS_TOPIC = (
+    '["MirrorSourceConnector",{"cluster":"A","partition":0,"topic":"orders"}]\t{"offset":99}\n'
+    '["MirrorSourceConnector",{"cluster":"A","partition":1,"topic":"orders"}]\t{"offset":40}\n'
+    '["MirrorSourceConnector",{"cluster":"C","partition":0,"topic":"orders"}]\t{"offset":7}\n'
+    '["MirrorSourceConnector",{"cluster":"A","partition":0,"topic":"orders"}]\t{"offset":149}\n'
+    '["MirrorSourceConnector",{"cluster":"A","partition":2,"topic":"orders"}]\tnull\n'
+    'Processed a total of 5 messages\n')
+CONFIGS = """All configs for topic orders are:
+  cleanup.policy=delete sensitive=false synonyms={DEFAULT_CONFIG:log.cleanup.policy=delete}
+  retention.ms=604800000 sensitive=false synonyms={}
+  max.message.bytes=1048588 sensitive=false synonyms={DEFAULT_CONFIG:message.max.bytes=1048588}
+All configs for topic A.orders are:
+  cleanup.policy=delete sensitive=false synonyms={DEFAULT_CONFIG:log.cleanup.policy=delete}
+  retention.ms=86400000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=86400000}
+"""
+GROUPS = """
+Consumer group 'app' has no active members.
+
+GROUP           TOPIC           PARTITION  CURRENT-OFFSET  LOG-END-OFFSET  LAG             CONSUMER-ID     HOST            CLIENT-ID
+app             orders          0          120             150             30              -               -               -
+app             orders          1          -               41              -               -               -               -
+
+GROUP           TOPIC           PARTITION  CURRENT-OFFSET  LOG-END-OFFSET  LAG             CONSUMER-ID                                                    HOST            CLIENT-ID
+live            orders          0          150             150             0               console-consumer-5d1c0c4e-6f6a-4f25-8d0b-0a4c0f1f8e2a          /127.0.0.1      console-consumer
+"""
+STATE = """
+GROUP                     COORDINATOR (ID)          ASSIGNMENT-STRATEGY  STATE           #MEMBERS
+busy                      127.0.0.1:40123 (1)       range                Stable          1
+
+Consumer group 'idle' has no active members.
+
+GROUP                     COORDINATOR (ID)          ASSIGNMENT-STRATEGY  STATE           #MEMBERS
+idle                      127.0.0.1:40123 (1)                            Empty           0
+Consumer group 'gone' does not exist.
+"""
+
+
+def test_source_offsets_are_the_last_record_per_partition_of_the_flows_source():
+    assert cutover.parse_source_offsets(OFFSETS_TOPIC, "A") == {("orders", 0): 149, ("orders", 1): 40}
+
+
+def test_topic_configs_groups_and_states_parse():
+    configs = cutover.parse_topic_configs(CONFIGS)
+    assert configs["orders"]["retention.ms"] == "604800000" and configs["A.orders"]["retention.ms"] == "86400000"
+    committed = cutover.committed_offsets(cutover.parse_group_describe(GROUPS))
+    assert committed == {"app": {("orders", 0): 120}, "live": {("orders", 0): 150}}
+    assert cutover.parse_group_state(STATE) == {"busy": ("Stable", 1), "idle": ("Empty", 0), "gone": ("Dead", 0)}
+    assert cutover.parse_offsets("orders:0:150\norders:1:41\nWARN x\n") == {("orders", 0): 150, ("orders", 1): 41}
+    assert cutover.parse_record_timestamps("CreateTime:1700000000000\tx\nNo:1\n") == [1700000000000]
+    syncs = cutover.parse_offset_syncs("OffsetSync{topicPartition=my-orders-0, upstreamOffset=120, downstreamOffset=102}")
+    assert syncs == {("my-orders", 0): [(120, 102)]}
+
+
+def test_refusal_names_the_group_and_what_to_do():
+    assert cutover.refusal("idle", "A->B", "B", "Empty", 0) is None
+    assert cutover.refusal("gone", "A->B", "B", "Dead", 0) is None
+    why = cutover.refusal("busy", "A->B", "B", "Stable", 1)
+    assert why.startswith("group busy has 1 active member(s) on B (state Stable): stop its consumers on B")
+
+
+def test_retention_gap_is_what_the_source_deleted_before_mm2_copied_it():
+    replicated = {("t", 0): 99, ("t", 1): 500}
+    starts = {("t", 0): 150, ("t", 1): 0, ("t", 2): 10}
+    assert cutover.silent_loss(starts, replicated) == [("t", 0, 100, 150, 50)]
+    rows = cutover.unreplicated({("t", 0): 200, ("t", 1): 501, ("t", 2): 30}, starts, replicated)
+    assert rows == [("t", 0, 200, 100, 50, 50), ("t", 1, 501, 501, 0, 0), ("t", 2, 30, 10, 20, 0)]
+
+
+def test_group_outlook_uses_offset_syncs_for_the_record_a_translated_offset_holds():
+    cps = [Checkpoint("g", "A.t", 0, 120, 102), Checkpoint("g", "A.t", 1, 40, 41)]
+    syncs = {("t", 0): [(0, 0), (101, 101)], ("t", 1): [(50, 41)]}
+    rows = cutover.group_outlook({("t", 0): 120, ("t", 1): 40, ("t", 2): 5}, cps, lambda t: "A." + t, syncs)
+    assert rows == [("t", 0, 120, 120, 102, "REREADS", 18), ("t", 1, 40, 40, 41, "SKIPS", 10),
+                    ("t", 2, 5, None, None, "NO_CHECKPOINT", None)]
+    # no sync known: the checkpoint's upstream offset stands in
+    assert cutover.group_outlook({("t", 0): 120}, cps[:1], lambda t: "A." + t)[0][5:] == ("EXACT", 0)
+
+
+def _facts(**over):
+    facts = {"source_ends": {("t", 0): 100}, "source_starts": {("t", 0): 0}, "replicated": {("t", 0): 99},
+             "target_partitions": {"A.t": 1}, "source_configs": {"t": {"retention.ms": "1000"}},
+             "target_configs": {"A.t": {"retention.ms": "1000"}}, "heartbeat_ms": 99000, "checkpoint_ms": 90000,
+             "committed": {"g": {("t", 0): 100}}, "checkpoints": [Checkpoint("g", "A.t", 0, 100, 100)],
+             "offset_syncs": {}, "source_reachable": True, "target_reachable": True}
+    facts.update(over)
+    return facts
+
+
+def _evaluate(limits=None, groups=("g",), **over):
+    return cutover.evaluate_flow("A->B", "A", "B", _facts(**over), cutover.thresholds(limits), 100000,
+                                 lambda t: "A." + t, groups)
+
+
+def test_a_caught_up_flow_is_ready():
+    report = _evaluate()
+    assert (report["verdict"], report["reasons"], report["unreplicated_records"], report["rpo_seconds"]) == \
+        ("READY", [], 0, 0.0)
+    assert report["heartbeat_age_seconds"] == 1.0 and report["checkpoint_age_seconds"] == 10.0
+
+
+def test_each_threshold_blocks_by_name():
+    report = _evaluate(replicated={("t", 0): 89}, oldest_unreplicated_ms={("t", 0): 70000})
+    assert report["verdict"] == "NOT_READY" and report["unreplicated_records"] == 10 and report["rpo_seconds"] == 30.0
+    assert any("10 record(s) on A not yet replicated (max.unreplicated.records=0)" in r for r in report["reasons"])
+    assert any("RPO 30 s" in r and "max.rpo.seconds=0" in r for r in report["reasons"])
+    relaxed = _evaluate({"max.unreplicated.records": "10", "max.rpo.seconds": "30"}, replicated={("t", 0): 89},
+                        oldest_unreplicated_ms={("t", 0): 70000})
+    assert relaxed["verdict"] == "READY"
+    old = _evaluate({"max.heartbeat.age.seconds": "0"})
+    assert any("the last heartbeat is 1 s old (max.heartbeat.age.seconds=0)" in r for r in old["reasons"])
+    gap = _evaluate(source_starts={("t", 0): 120}, source_ends={("t", 0): 130}, oldest_unreplicated_ms={("t", 0): 1})
+    assert any("t-0 lost 20 record(s): the source deleted offsets 100..119 before MM2 copied them" in r
+               for r in gap["reasons"])
+
+
+def test_drift_reports_every_property_and_blocks_only_the_chosen_ones():
+    facts = dict(target_partitions={"A.t": 2}, target_configs={"A.t": {"retention.ms": "5"}})
+    report = _evaluate(**facts)
+    assert sorted(d["property"] for d in report["drift"]) == ["partitions", "retention.ms"]
+    assert [r for r in report["reasons"] if "blocking.drift" in r] == [
+        "A->B: partitions differs between t on A (1) and A.t on B (2) (blocking.drift)"]
+    assert _evaluate({"blocking.drift": ""}, **facts)["verdict"] == "READY"
+    assert len([r for r in _evaluate({"blocking.drift": "partitions,retention.ms"}, **facts)["reasons"]
+                if "blocking.drift" in r]) == 2
+
+
+def test_groups_that_would_skip_or_lack_a_checkpoint_block():
+    report = _evaluate(checkpoints=[Checkpoint("g", "A.t", 0, 110, 110)], offset_syncs={("t", 0): [(110, 110)]})
+    assert report["groups"][0]["skipped"] == 10
+    assert any("group g would skip 10 record(s) (max.skipped.records=0)" in r for r in report["reasons"])
+    missing = _evaluate(groups=("g", "other"))
+    assert any("group other has no checkpoint for (no committed offsets on A)" in r for r in missing["reasons"])
+
+
+def test_an_unreachable_source_makes_the_verdict_unknown_not_ready():
+    report = _evaluate(errors=["A (h:1) is unreachable: timed out"], source_reachable=False, source_ends={},
+                       committed={})
+    assert report["verdict"] == "UNKNOWN" and report["rpo_seconds"] is None and report["source_reachable"] is False
+
+
+@pytest.mark.parametrize("given,message", [
+    ({"max.rpo": "1"}, "unknown cut-over threshold max.rpo"),
+    ({"max.rpo.seconds": "soon"}, "max.rpo.seconds='soon' is not a whole number"),
+    ({"max.rpo.seconds": "-5"}, "max.rpo.seconds=-5: use a number >= 0 (-1: no limit)"),
+    ({"blocking.drift": "segment.bytes"}, "blocking.drift: segment.bytes is not compared"),
+])
+def test_bad_thresholds_are_refused_by_name(given, message):
+    with pytest.raises(cutover.ThresholdError) as info:
+        cutover.thresholds(given)
+    assert message in str(info.value)

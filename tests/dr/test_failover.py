@@ -1,0 +1,222 @@
+"""Failover on real Kafka with a real consumer group: the built mpack's CUTOVER_CHECK and FAILOVER_GROUPS driven by
+mm2-ambari's failover plan (mm2_ambari.dr) under each Ambari line's real library and Python.
+
+Per case: a consumer group consumes on A while a producer writes; A's broker is stopped mid-stream; `failover
+--source-down` moves the group to B; the group resumes on B with 0 records skipped and a bounded, reported number
+re-read; producers switch to B and the group reads their records too; A comes back and the same failover command,
+run again, resumes at its deferred verification step.
+"""
+import os
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+import pytest
+
+from conftest import require_line
+from e2e import agent
+from mm2_ambari import dr
+from mm2_core import names
+from realkafka import cluster as rk
+
+CASES = [("2.7.8", "identity"), ("trunk", "prefixed")]
+T0 = [time.time()]
+
+
+def step(what):
+    print("[%6.1fs] %s" % (time.time() - T0[0], what))
+
+
+class DriverBackend(object):
+    """mm2_ambari.dr's backend on the agent's scripts (what Ambari runs for a custom command)."""
+
+    def __init__(self, driver):
+        self.d = driver
+        self.runs = []
+
+    def run(self, command, parameters):
+        # an agent host gives the Spark job its Python (e2e's VERIFY_REPLICATION does the same)
+        env = {"PYSPARK_PYTHON": sys.executable} if command == names.CMD_VERIFY else None
+        run = self.d.run(command, command_params=dict(parameters), timeout=900, env=env)
+        self.runs.append((command, dict(parameters), run.exit_code))
+        step("%s %s -> exit %s" % (command, parameters, run.exit_code))
+        return dr.CommandResult(run.exit_code == 0 and not run.timed_out, run.structured_out, run.output)
+
+    def stop_mm2(self):
+        assert self.d.run("STOP").exit_code == 0
+
+
+class Producer(threading.Thread):
+    """Writes batches of keyed records `k-<i>` until stopped (the last batch may fail when the broker goes)."""
+
+    def __init__(self, cluster, topic, prefix, batch=40, pause=0.3):
+        threading.Thread.__init__(self, daemon=True)
+        self.cluster, self.topic, self.prefix, self.batch, self.pause = cluster, topic, prefix, batch, pause
+        self.sent = 0
+        self.stop_flag = threading.Event()
+
+    def run(self):
+        while not self.stop_flag.is_set():
+            try:
+                self.cluster.produce_n(self.topic, self.batch, prefix=self.prefix, start=self.sent)
+            except Exception:
+                return
+            self.sent += self.batch
+            time.sleep(self.pause)
+
+
+class GroupConsumer(object):
+    """A real consumer group member (kafka-console-consumer --group) printing keys to a file; stopped by its pid."""
+
+    def __init__(self, cluster, group, include, path):
+        self.path = path
+        self.fh = open(path, "w")
+        argv = [os.path.join(cluster.home, "bin", "kafka-console-consumer.sh"), "--bootstrap-server", cluster.bootstrap,
+                "--include", include, "--group", group, "--property", "print.key=true", "--property", "print.value=false",
+                "--consumer-property", "auto.commit.interval.ms=1000", "--consumer-property", "auto.offset.reset=earliest"]
+        self.proc = subprocess.Popen(argv, stdout=self.fh, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                                     env=rk.tool_env(cluster.tool_log_dir), start_new_session=True)
+
+    def keys(self):
+        with open(self.path) as fh:
+            return [line.strip() for line in fh if line.strip()]
+
+    def stop(self):
+        rk.stop_pid(self.proc.pid, grace=15)
+        self.fh.close()
+
+
+def keys_of(cluster, topic):
+    return [k for k, _ in cluster.consume(topic, 1000000, timeout_ms=8000)]
+
+
+@pytest.mark.parametrize("line,policy", CASES, ids=["%s-%s" % c for c in CASES])
+def test_failover_with_a_real_consumer_group(line, policy, mpack, own_clusters, drivers, tmp_path):
+    require_line(line)
+    T0[0] = time.time()
+    clusters = own_clusters("a", "b")
+    a, b = clusters["a"], clusters["b"]
+    topic = "orders-%s" % uuid.uuid4().hex[:6]
+    mirrored = topic if policy == "identity" else "A.%s" % topic
+    group = "app-%s" % topic
+    a.create_topic(topic, partitions=2)
+    conf = agent.simple_configurations("A", "B", a.bootstrap, b.bootstrap, policy=policy)
+    conf[names.REPLICATION].update({"topics": topic, "refresh.groups.interval.seconds": "10"})
+    d = drivers.new(mpack, line, tmp_path, configurations=conf)
+    backend = DriverBackend(d)
+    for command in ("INSTALL", "START"):
+        assert d.run(command).exit_code == 0, command
+    step("MM2 started")
+
+    # -- the gate refuses bad input by name
+    bad = d.run(names.CMD_CUTOVER_CHECK, command_params={"flow": "A->C"})
+    assert bad.exit_code != 0 and "Unknown flow A->C: the enabled flows are A->B" in bad.output
+    bad = d.run(names.CMD_CUTOVER_CHECK, command_params={"flow": "A->B", "max.rpo.seconds": "soon"})
+    assert bad.exit_code != 0 and "max.rpo.seconds='soon' is not a whole number" in bad.output
+
+    # -- a consumer group consumes on A while a producer writes
+    producer = Producer(a, topic, "k")
+    producer.start()
+    consumer_a = GroupConsumer(a, group, "^%s$" % topic, str(tmp_path / "on-a.txt"))
+    rk.wait_until(lambda: len(consumer_a.keys()) >= 600, 180, interval=1, what="600 records consumed on A")
+    # quiet producers: the gate is READY only when nothing is left to replicate
+    producer.stop_flag.set()
+    producer.join(60)
+    rk.wait_until(lambda: b.count(mirrored) >= producer.sent, 180, interval=2, what="the records on B")
+    ready = []
+
+    def gate_ready():
+        ok, reports = dr.cutover_check(backend, "A->B", [group], {}, print)
+        ready[:] = reports
+        return ok
+    rk.wait_until(gate_ready, 300, interval=5, what="the gate READY while producers are quiet")
+    (report,) = ready
+    assert report["unreplicated_records"] == 0 and report["retention_gap"] == [] and report["drift"] == []
+    (g,) = [g for g in report["groups"] if g["group"] == group]
+    assert g["skipped"] == 0, g
+    step("gate READY: group %s would re-read %d" % (group, g["reread"]))
+
+    # -- mid-stream: writes resume, the group keeps consuming, A's broker stops
+    producer = Producer(a, topic, "m")
+    producer.start()
+    time.sleep(8)
+    a.stop()
+    producer.stop_flag.set()
+    consumer_a.stop()
+    consumed_a = consumer_a.keys()
+    step("A stopped: the group had consumed %d record(s) on A" % len(consumed_a))
+
+    # -- failover: --source-down, --keep-flow; verification deferred until A is back
+    state = dr.StateFile(str(tmp_path / "failover-state.json"))
+    opts = {"groups": [group], "stop_flow": False, "source_down": True, "gate_timeout": 0, "gate_interval": 5,
+            "thresholds": {}, "verify": line == "trunk"}
+    lines = []
+    dry = dr.Failover(backend, "A->B", opts, state, lines.append)
+    assert dry.run(dry_run=True) == 0 and backend.runs[-1][0] != names.CMD_FAILOVER_GROUPS
+    assert any("[todo] groups" in l for l in lines) and not os.path.exists(state.path)
+    started = time.time()
+    assert dr.Failover(backend, "A->B", opts, state, print).run() == 0
+    data = state.load()
+    assert data["steps"]["groups"]["status"] == "done" and group in data["groups_done"]
+    assert data["steps"]["verify"]["status"] == ("deferred" if opts["verify"] else "done")
+    assert data["rto_seconds"] <= time.time() - started + 1 and data["rpo_seconds"] is not None
+    step("failover done: RPO %s s (%s), RTO %s s" % (data["rpo_seconds"], data["rpo_basis"], data["rto_seconds"]))
+
+    # -- a rerun of a finished step does nothing, and a group with members on B is refused by name
+    blocker = GroupConsumer(b, "busy-%s" % topic, "^%s$" % mirrored, str(tmp_path / "busy.txt"))
+    try:
+        rk.wait_until(lambda: len(blocker.keys()) > 0, 120, interval=1, what="a member of the busy group on B")
+        refused = d.run(names.CMD_FAILOVER_GROUPS, command_params={"flow": "A->B", "groups": "busy-%s" % topic})
+        assert refused.exit_code != 0
+        assert "group busy-%s has 1 active member(s) on B" % topic in refused.output
+    finally:
+        blocker.stop()
+
+    # -- the group resumes on B: nothing skipped, a bounded number re-read; producers switch to B
+    on_b_topic = mirrored if policy == "identity" else topic   # prefixed: B's own topic beside A.<topic>
+    if policy != "identity":
+        b.create_topic(on_b_topic, partitions=2)
+    b.produce_n(on_b_topic, 100, prefix="b")
+    replicated = keys_of(b, mirrored)
+    include = "^(A\\.)?%s$" % topic
+    consumer_b = GroupConsumer(b, group, include, str(tmp_path / "on-b.txt"))
+    try:
+        expected = set(replicated) - set(consumed_a) | set("b-%d" % i for i in range(100))
+        rk.wait_until(lambda: expected <= set(consumer_b.keys()), 180, interval=2,
+                      what="the group to read on B what it had not read on A")
+    finally:
+        consumer_b.stop()
+    consumed_b = consumer_b.keys()
+    skipped = set(replicated) - set(consumed_a) - set(consumed_b)
+    reread = set(consumed_a) & set(consumed_b)
+    step("on B: %d read, %d re-read, %d skipped (of %d replicated)" % (len(consumed_b), len(reread), len(skipped),
+                                                                       len(replicated)))
+    assert skipped == set()
+    assert len(reread) <= len(replicated) // 2, len(reread)
+
+    # -- A comes back; the same failover command resumes at the deferred verification
+    a.start()
+    if opts["verify"]:
+        spark = _spark_replication()
+        if spark is None:
+            step("verification not run: no pyspark or ../shared/spark-kafka")
+        else:
+            d.configurations[names.REPLICATION].update(spark, **{"verify.topics": topic})
+            assert dr.Failover(backend, "A->B", opts, state, print).run() == 0
+            data = state.load()
+            assert data["steps"]["verify"]["status"] == "done" and data["verify"]["offsets_skipped"] == 0, data
+
+
+def _spark_replication():
+    connector = rk.shared_dir("spark-kafka")
+    try:
+        import pyspark
+    except ImportError:
+        return None
+    if not connector:
+        return None
+    jars = ",".join(sorted(os.path.join(connector, f) for f in os.listdir(connector) if f.endswith(".jar")))
+    return {"verify.spark.mode": "local", "verify.spark.home": os.path.dirname(os.path.abspath(pyspark.__file__)),
+            "verify.spark.submit.args": "--jars %s --conf spark.sql.shuffle.partitions=4" % jars}
