@@ -252,15 +252,9 @@ def failover_groups(script, params):
                                   "kafka-mm2-replication/groups and committed on %s" % (
                                       group, cp_topic, target, flow.source))
                 continue
-            path = os.path.join(cli.dir, "offsets-%d.csv" % len(applied))
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(rows.encode("utf-8"))
-            os.chown(path, cli.uid, cli.gid)
-            r = cli.run(cutover.groups_reset_command(home, cli.bootstrap(target), cli.config(target), group, path,
-                                                     execute=True))
-            if not r.ok or "Error" in r.out:
-                refused[group] = "resetting group %s on %s failed: %s" % (group, target, r.problem(3))
+            error = _apply_offsets(cli, target, group, rows)
+            if error:
+                refused[group] = "resetting group %s on %s failed: %s" % (group, target, error)
                 continue
             applied[group] = dict(("%s-%s" % tuple(line.split(",")[:2]), int(line.split(",")[2]))
                                   for line in rows.splitlines())
@@ -272,3 +266,102 @@ def failover_groups(script, params):
         raise Fail("FAILOVER_GROUPS %s: %d group(s) refused:\n%s" % (flow.name, len(refused),
                                                                     "\n".join(refused[g] for g in sorted(refused))))
     return applied
+
+
+# ---------------------------------------------------------------- DRILL
+
+RESULT_DRILL = "drill"
+DEFAULT_DRILL_RECORDS = 100
+
+
+def _apply_offsets(cli, target, group, rows):
+    """kafka-consumer-groups --reset-offsets --from-file (0600 file in the private directory); None or the error."""
+    path = os.path.join(cli.dir, "offsets-%s.csv" % kafka_tools_safe(group))
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(rows.encode("utf-8"))
+    os.chown(path, cli.uid, cli.gid)
+    r = cli.run(cutover.groups_reset_command(cli.home, cli.bootstrap(target), cli.config(target), group, path,
+                                             execute=True))
+    return None if r.ok and "Error" not in r.out else r.problem(3)
+
+
+def kafka_tools_safe(name):
+    return "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in name)[:100]
+
+
+def drill(script, params):
+    """Shadow groups on the flow's target at the groups' translated offsets; time to the first record (RTO),
+    N records read, what the translation re-reads or skips; the shadow groups are deleted afterwards. The
+    production groups and their consumers are not touched."""
+    import mm2_commands
+    import mm2_kafka_cli
+    rendering = mm2_commands._render(params)
+    wanted = _param("flow")
+    if not wanted:
+        raise Fail("DRILL needs flow=SOURCE->TARGET (the enabled flows are %s)" % ", ".join(
+            f.name for f in rendering.topology.enabled_flows))
+    (flow,) = selected_flows(rendering.topology, wanted)
+    groups = _list_param("groups")
+    if not groups:
+        raise Fail("DRILL needs groups=g1,g2: the consumer groups whose failover is rehearsed")
+    try:
+        records = int(_param("records", str(DEFAULT_DRILL_RECORDS)) or DEFAULT_DRILL_RECORDS)
+    except ValueError:
+        raise Fail("DRILL: records=%s is not a whole number of records to read per group" % _param("records"))
+    suffix = _param("suffix") or ".drill-%d" % int(time.time())
+    mm2_commands._kinit(params)
+    topo = rendering.topology
+    results, problems = {}, []
+    with mm2_kafka_cli.KafkaCli(params, rendering, timeout=60) as cli:
+        facts = gather_flow(cli, rendering, flow, groups)
+        report = cutover.evaluate_flow(flow.name, flow.source, flow.target, facts, cutover.thresholds(),
+                                       int(time.time() * 1000), lambda t: topo.mirrored_topic(flow, t), groups)
+        outlook = dict((g["group"], g) for g in report["groups"])
+        target = flow.target
+        for group in groups:
+            shadow = group + suffix
+            rows = cutover.offsets_csv_rows(facts.get("checkpoints") or [], group)
+            if not rows:
+                problems.append("group %s has no checkpoint on %s: nothing to rehearse (it must match "
+                                "kafka-mm2-replication/groups and commit on %s)" % (group, target, flow.source))
+                continue
+            error = _apply_offsets(cli, target, shadow, rows)
+            if error:
+                problems.append("copying %s to the shadow group %s on %s failed: %s" % (group, shadow, target, error))
+                continue
+            topics = sorted(set(line.split(",")[0] for line in rows.splitlines()))
+            include = "^(%s)$" % "|".join(t.replace(".", "\\.") for t in topics)
+            base = kafka_tools.console_consumer(cli.home, cli.version, cli.bootstrap(target), cli.config(target),
+                                               topics[0], timeout_ms=READ_QUIET_MS)
+            # --include instead of --topic; the shadow group's committed offsets are where the read starts
+            argv = [a for a in base if a not in ("--from-beginning",)]
+            i = argv.index("--topic")
+            argv[i:i + 2] = ["--include", include]
+            argv += ["--group", shadow, "--property", "print.key=true"]
+            started = time.time()
+            first = cli.run(argv + ["--max-messages", "1"], timeout=cli.timeout + READ_QUIET_MS // 1000)
+            rto = time.time() - started
+            got_first = first.ok and _count_records(first.out) >= 1
+            rest = cli.run(argv + ["--max-messages", str(max(records - 1, 1))],
+                           timeout=cli.timeout + READ_QUIET_MS // 1000) if records > 1 and got_first else None
+            read = (1 if got_first else 0) + (_count_records(rest.out) if rest is not None else 0)
+            g = outlook.get(group, {})
+            results[group] = {"shadow": shadow, "rto_seconds": round(rto, 2) if got_first else None,
+                              "records_read": read, "reread": g.get("reread"), "skipped": g.get("skipped"),
+                              "no_checkpoint": g.get("no_checkpoint", [])}
+            cli.run([kafka_tools.tool(cli.home, "kafka-consumer-groups.sh"), "--bootstrap-server",
+                     cli.bootstrap(target), "--command-config", cli.config(target), "--delete", "--group", shadow])
+            Logger.info("Drill %s: shadow %s on %s read %d record(s), first after %.1f s; a failover now re-reads %s "
+                        "and skips %s record(s)" % (group, shadow, target, read, rto, g.get("reread"), g.get("skipped")))
+    script.put_structured_out({RESULT_DRILL: {"flow": flow.name, "target": flow.target, "records": records,
+                                              "groups": results, "problems": problems,
+                                              "unreplicated_records": report.get("unreplicated_records"),
+                                              "rpo_seconds": report.get("rpo_seconds")}})
+    if problems:
+        raise Fail("DRILL %s:\n%s" % (flow.name, "\n".join(problems)))
+    return results
+
+
+def _count_records(output):
+    return len([l for l in output.splitlines() if l.strip() and not l.startswith("Processed a total")])

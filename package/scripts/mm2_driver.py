@@ -153,6 +153,13 @@ class MirrorMaker2Driver(Script):
         env.set_params(params)
         mm2_cutover.failover_groups(self, params)
 
+    @reports_fail
+    def drill(self, env):
+        import params
+        import mm2_cutover
+        env.set_params(params)
+        mm2_cutover.drill(self, params)
+
 
 if __name__ == "__main__":
     MirrorMaker2Driver().execute()

@@ -332,3 +332,62 @@ def _gate_summary(report):
     summary["groups"] = dict((g["group"], {"skipped": g["skipped"], "reread": g["reread"]})
                              for g in report.get("groups", []))
     return summary
+
+
+# ---------------------------------------------------------------- drill
+
+def default_history_path(cluster, flow):
+    base = os.environ.get(STATE_DIR_ENV) or os.path.join(os.path.expanduser("~"), ".mm2-ambari")
+    safe = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in "%s-%s" % (cluster or "local", flow))
+    return os.path.join(base, "drills-%s.jsonl" % safe)
+
+
+def read_history(path):
+    runs = []
+    try:
+        with open(path) as fh:
+            for line in fh:
+                try:
+                    runs.append(json.loads(line))
+                except ValueError:
+                    continue   # a line cut by a crash: the others still count
+    except FileNotFoundError:
+        pass
+    return runs
+
+
+def append_history(path, entry):
+    """One JSON line per drill, appended with O_APPEND in one write (0600 file)."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), mode=0o700, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        os.write(fd, (json.dumps(entry, sort_keys=True) + "\n").encode("utf-8"))
+    finally:
+        os.close(fd)
+
+
+def drill(backend, flow, groups, records, history, say, clock=time.time):
+    """Run DRILL, append it to the history, compare with the previous drill of the flow. Returns 0 / 1."""
+    parse_flow(flow)
+    result = backend.run(names.CMD_DRILL, {"flow": flow, "groups": ",".join(groups), "records": str(records)})
+    out = result.structured.get("drill") or {}
+    previous = [r for r in read_history(history) if r.get("flow") == flow]
+    entry = {"at": clock(), "flow": flow, "records": records, "ok": result.ok, "groups": out.get("groups") or {},
+             "problems": out.get("problems") or [], "unreplicated_records": out.get("unreplicated_records"),
+             "rpo_seconds": out.get("rpo_seconds")}
+    append_history(history, entry)
+    last = previous[-1] if previous else None
+    for group, g in sorted(entry["groups"].items()):
+        before = ((last or {}).get("groups") or {}).get(group) or {}
+        trend = ""
+        if before.get("rto_seconds") is not None and g.get("rto_seconds") is not None:
+            trend = " (previous drill: %.1f s)" % before["rto_seconds"]
+        say("drill %s %s: first record after %s s%s, %s read, re-read %s, skipped %s (shadow %s, deleted)" % (
+            flow, group, g.get("rto_seconds"), trend, g.get("records_read"), g.get("reread"), g.get("skipped"),
+            g.get("shadow")))
+    for problem in entry["problems"]:
+        say("! " + problem)
+    if not out:
+        say("DRILL gave no result: %s" % result.output.strip()[-1500:])
+    say("drill %d of %s recorded in %s" % (len(previous) + 1, flow, history))
+    return 0 if result.ok and not entry["problems"] else 1

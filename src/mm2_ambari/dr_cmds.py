@@ -1,4 +1,4 @@
-"""`mm2-ambari cutover check` and `mm2-ambari failover` (see mm2_ambari.dr).
+"""`mm2-ambari cutover check`, `failover` and `drill` (see mm2_ambari.dr).
 
 Exit codes: 0 ready / done, 1 not ready or a step failed (rerun resumes), 2 bad input.
 """
@@ -61,6 +61,18 @@ def register(subparsers):
                                         "or $%s)" % dr.STATE_DIR_ENV)
     p.set_defaults(func=rest_cmds._command(_failover))
 
+    p = subparsers.add_parser("drill", parents=[common, conn_file],
+                              help="rehearse a failover on shadow groups (production groups untouched)",
+                              description="Copies each group to a shadow group at its translated offsets on the "
+                                          "target, reads N records, reports the time to the first record (RTO) and "
+                                          "what a failover now re-reads or skips, deletes the shadow groups and "
+                                          "appends the run to a history file (JSON lines).")
+    p.add_argument("--flow", required=True, help="the flow, quoted: 'A->B'")
+    p.add_argument("--groups", type=_groups, required=True, help="consumer groups to rehearse (g1,g2)")
+    p.add_argument("--records", type=int, default=100, metavar="N", help="records to read per group (100)")
+    p.add_argument("--history", help="history file (default ~/.mm2-ambari/drills-<cluster>-<flow>.jsonl)")
+    p.set_defaults(func=rest_cmds._command(_drill))
+
 
 def options(args):
     dr.parse_flow(args.flow)
@@ -88,3 +100,16 @@ def _failover(ctx, args):
     flow = args.flow.replace(" ", "")
     state = dr.StateFile(args.state_file or dr.default_state_path(ctx.cluster, flow))
     return dr.Failover(dr.AmbariBackend(ctx), flow, opts, state, ctx.say).run(dry_run=args.dry_run)
+
+
+def _drill(ctx, args):
+    flow = args.flow.replace(" ", "")
+    dr.parse_flow(flow)
+    if args.records < 1:
+        raise BadInput("--records must be at least 1")
+    if args.dry_run:
+        ctx.say("dry run: would run %s for %s on %s, %d record(s) each" % (
+            "DRILL", ", ".join(args.groups), flow, args.records))
+        return 0
+    history = args.history or dr.default_history_path(ctx.cluster, flow)
+    return dr.drill(dr.AmbariBackend(ctx), flow, args.groups, args.records, history, ctx.say)

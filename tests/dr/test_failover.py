@@ -117,7 +117,7 @@ def test_failover_with_a_real_consumer_group(line, policy, mpack, own_clusters, 
     assert bad.exit_code != 0 and "max.rpo.seconds='soon' is not a whole number" in bad.output
 
     # -- a consumer group consumes on A while a producer writes
-    producer = Producer(a, topic, "k")
+    producer = Producer(a, topic, "k", batch=150)
     producer.start()
     consumer_a = GroupConsumer(a, group, "^%s$" % topic, str(tmp_path / "on-a.txt"))
     rk.wait_until(lambda: len(consumer_a.keys()) >= 600, 180, interval=1, what="600 records consumed on A")
@@ -137,6 +137,15 @@ def test_failover_with_a_real_consumer_group(line, policy, mpack, own_clusters, 
     (g,) = [g for g in report["groups"] if g["group"] == group]
     assert g["skipped"] == 0, g
     step("gate READY: group %s would re-read %d" % (group, g["reread"]))
+
+    # -- a drill on a shadow group: the production group is not touched
+    history = str(tmp_path / "drills.jsonl")
+    before = b.group_offsets(group)
+    assert dr.drill(backend, "A->B", [group], 50, history, print) == 0
+    (run,) = dr.read_history(history)
+    drilled = run["groups"][group]
+    assert drilled["records_read"] == 50 and drilled["skipped"] == 0 and drilled["rto_seconds"] > 0, drilled
+    assert b.group_offsets(group) == before and b.group_offsets(drilled["shadow"]) == {}
 
     # -- mid-stream: writes resume, the group keeps consuming, A's broker stops
     producer = Producer(a, topic, "m")

@@ -174,3 +174,31 @@ def test_bad_input_exits_2_naming_the_option(argv, message, capsys, monkeypatch)
 def test_failover_requires_the_operator_to_choose_stop_or_keep(capsys):
     assert cli.main(["failover", "--flow", "A->B", "--groups", "g"]) == 2
     assert "one of the arguments --stop-flow --keep-flow is required" in capsys.readouterr().err
+
+
+class DrillBackend(object):
+    def __init__(self, rto):
+        self.rto = rto
+
+    def run(self, command, parameters):
+        assert command == names.CMD_DRILL and parameters == {"flow": "A->B", "groups": "g1", "records": "20"}
+        return dr.CommandResult(True, {"drill": {"groups": {"g1": {
+            "shadow": "g1.drill-1", "rto_seconds": self.rto, "records_read": 20, "reread": 3, "skipped": 0}},
+            "problems": [], "unreplicated_records": 0, "rpo_seconds": 0.0}})
+
+
+def test_drills_are_appended_to_a_history_and_compared_with_the_previous_one(tmp_path):
+    history = str(tmp_path / "h" / "drills.jsonl")
+    lines = []
+    assert dr.drill(DrillBackend(4.5), "A->B", ["g1"], 20, history, lines.append) == 0
+    assert dr.drill(DrillBackend(3.0), "A->B", ["g1"], 20, history, lines.append) == 0
+    runs = dr.read_history(history)
+    assert [r["groups"]["g1"]["rto_seconds"] for r in runs] == [4.5, 3.0]
+    assert "drill A->B g1: first record after 3.0 s (previous drill: 4.5 s), 20 read, re-read 3, skipped 0 " \
+        "(shadow g1.drill-1, deleted)" in lines
+    assert lines[-1] == "drill 2 of A->B recorded in %s" % history
+    assert stat.S_IMODE(os.stat(history).st_mode) == 0o600
+    # a line cut by a crash does not hide the others
+    with open(history, "a") as fh:
+        fh.write('{"flow": "A->B", "gro')
+    assert len(dr.read_history(history)) == 2

@@ -33,7 +33,9 @@ CMD_EXPORT_OFFSETS = "EXPORT_TRANSLATED_OFFSETS"
 CMD_VERIFY = "VERIFY_REPLICATION"
 CMD_CUTOVER_CHECK = "CUTOVER_CHECK"       # the cut-over readiness gate (mm2_cutover)
 CMD_FAILOVER_GROUPS = "FAILOVER_GROUPS"   # apply translated offsets to idle groups on a flow's target
-CUSTOM_COMMANDS = (CMD_REPLICATION_STATUS, CMD_EXPORT_OFFSETS, CMD_VERIFY, CMD_CUTOVER_CHECK, CMD_FAILOVER_GROUPS)
+CMD_DRILL = "DRILL"                       # failover rehearsal on shadow groups
+CUSTOM_COMMANDS = (CMD_REPLICATION_STATUS, CMD_EXPORT_OFFSETS, CMD_VERIFY, CMD_CUTOVER_CHECK, CMD_FAILOVER_GROUPS,
+                   CMD_DRILL)
 
 # Stack service and component this one sits next to.
 KAFKA_SERVICE = "KAFKA"
