@@ -22,7 +22,7 @@ N = 600
 THRESHOLDS = {"mm2_replication_latency": {"latency.warning": 5.0, "latency.critical": 15.0},
               "mm2_replication_lag": {"lag.warning": 20.0, "lag.critical": 200.0}}
 ALL_ALERTS = ("mm2_driver_process", "mm2_replication_latency", "mm2_replication_lag", "mm2_heartbeat_gap",
-              "mm2_checkpoint_age", "mm2_connector_tasks")
+              "mm2_checkpoint_age", "mm2_connector_tasks", "mm2_silent_loss")
 CASES = [("2.7.8", "identity"), ("trunk", "prefixed")]
 TARGET_DOWN_LINE = "trunk"
 TARGET_DOWN_SECONDS = 150   # the loop ends as soon as both fire; the herder loses its group after a varying time

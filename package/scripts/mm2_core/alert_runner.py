@@ -22,6 +22,11 @@ HEARTBEAT = "heartbeat"
 CHECKPOINT = "checkpoint"
 TASKS = "tasks"
 KINDS = (PROCESS, LATENCY, LAG, HEARTBEAT, CHECKPOINT, TASKS)
+# Alerts that read MM2's log on the host instead of its metrics (mm2_core.alert_loss)
+SILENT_LOSS = "silent_loss"
+LOG_KINDS = (SILENT_LOSS,)
+P_LOSS_WINDOW = "loss.window.hours"
+DEFAULT_LOSS_WINDOW = 24.0
 
 # Alert parameters (alerts.json 'parameters' names; tests/alerts checks they match).
 P_TIMEOUT = "connection.timeout"
@@ -38,6 +43,7 @@ THRESHOLDS = {
     HEARTBEAT: ("heartbeat.gap.warning", "heartbeat.gap.critical", 120.0, 300.0, " s"),
     CHECKPOINT: ("checkpoint.age.warning", "checkpoint.age.critical", 600.0, 1800.0, " s"),
     TASKS: ("failed.tasks.warning", "failed.tasks.critical", 1.0, 1.0, ""),
+    SILENT_LOSS: ("lost.records.warning", "lost.records.critical", 1.0, 1.0, " records"),
 }
 
 FAMILIES = {
@@ -75,10 +81,31 @@ def _clip(text):
 def execute(kind, configurations, parameters, host_name, now=None):
     """(state, [text]) as Ambari's ScriptAlert expects; never raises."""
     try:
+        if kind in LOG_KINDS:
+            return _silent_loss(configurations or {}, parameters or {}, host_name, now)
         result = _execute(kind, configurations or {}, parameters or {}, host_name, now)
         return result.state, [_clip(result.text)]
     except Exception as e:
         return ev.UNKNOWN, ["The MirrorMaker 2 %s alert failed: %s: %s" % (kind, e.__class__.__name__, e)]
+
+
+def _silent_loss(token_map, parameters, host_name, now):
+    from mm2_core import alert_loss
+    configs = cfg.configurations(token_map)
+    host = host_name or socket.getfqdn()
+    now = time.time() if now is None else now
+    from mm2_core import process as mm2_process
+    log_path = os.path.join(_env(configs, "mm2_log_dir"), mm2_process.LOG_FILE)
+    path = _state_path(parameters, SILENT_LOSS)
+    state = alert_loss.scan(log_path, alert_state.load(path), now)
+    problem = alert_state.save(path, state)
+    t = thresholds_for(SILENT_LOSS, parameters)
+    result_state, lines = alert_loss.evaluate(state, now, cfg.param_float(parameters, P_LOSS_WINDOW,
+                                                                         DEFAULT_LOSS_WINDOW),
+                                              t.warning, t.critical, host)
+    if problem:
+        lines.append("Note: " + problem)
+    return result_state, [_clip("\n".join(lines))]
 
 
 def thresholds_for(kind, parameters):

@@ -1,0 +1,15 @@
+"""Ambari SCRIPT alert: records the source deleted (retention) before MirrorMaker 2 copied them.
+
+Read from MM2's log on this host (mm2_core.alert_loss): no metrics, no JVM, no Kafka connection.
+
+Loaded by the Ambari agent with imp.load_source(<alert name>, <this file>) and called as
+execute(configurations, parameters, host_name) on Python 2.7 or 3. All logic lives in
+package/scripts/mm2_core (alert_runner); this file only names its KIND.
+"""
+import os
+
+KIND = "silent_loss"
+# The shared entry code (mm2_alert_loader.py, beside this file) defines get_tokens() and execute().
+_LOADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mm2_alert_loader.py")
+with open(_LOADER) as _source:
+    exec(compile(_source.read(), _LOADER, "exec"))
