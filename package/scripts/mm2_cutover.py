@@ -21,7 +21,8 @@ RESULT_CHECK = "cutover_check"
 RESULT_GROUPS = "failover_groups"
 # A read "from the beginning" ends after this much quiet; it includes joining a group (seconds on a loaded host)
 READ_QUIET_MS = 10000
-PROBE_SECONDS = 25
+PROBE_SECONDS = 45
+ASSIGNED_QUIET_MS = 4000
 OFFSET_SYNC_FORMATTER = "org.apache.kafka.connect.mirror.formatters.OffsetSyncFormatter"
 
 
@@ -71,35 +72,34 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
                       % ".".join(str(v) for v in version))
         return facts
     flt = mm2_commands.topic_filter(topo, flow)
-    # a cluster that is down makes every tool wait for its own timeouts: probe both once, briefly
-    reachable = {}
+    # A cluster that is down makes every tool wait for its own timeouts: the first read of each cluster (its end
+    # offsets) is bounded by PROBE_SECONDS and tells whether it is reachable.
+    ends = {}
     for alias in (source, target):
-        probe = cli.run(kafka_tools.topics_list(home, cli.bootstrap(alias), cli.config(alias)), timeout=PROBE_SECONDS)
-        reachable[alias] = probe.ok
-        if not probe.ok:
+        probe = cli.run(cutover.get_offsets_command(home, cli.bootstrap(alias), cli.config(alias), -1),
+                        timeout=PROBE_SECONDS)
+        if probe.ok:
+            ends[alias] = cutover.parse_offsets(probe.out)
+        else:
             errors.append("%s (%s) is unreachable: %s" % (alias, cli.bootstrap(alias), probe.problem(2)))
-    facts["source_reachable"], facts["target_reachable"] = reachable[source], reachable[target]
-    if not reachable[target]:
+    facts["source_reachable"], facts["target_reachable"] = source in ends, target in ends
+    partitions = {}
+    for (topic, _p) in ends.get(target, {}):
+        partitions[topic] = partitions.get(topic, 0) + 1
+    facts["target_partitions"] = partitions
+    if target not in ends:
         return facts
-    if not reachable[source]:
+    if source not in ends:
         return _target_facts(cli, rendering, flow, facts)
 
     def matched(offsets):
         return dict((tp, o) for tp, o in offsets.items() if flt.matches(tp[0]) and not kafka_tools.is_internal_topic(tp[0])
                     and not tp[0].endswith(".heartbeats") and tp[0] != "heartbeats")
 
-    out = _read(cli, cutover.get_offsets_command(home, cli.bootstrap(source), cli.config(source), -1),
-                "end offsets of %s" % source, errors)
-    facts["source_ends"] = matched(cutover.parse_offsets(out)) if out is not None else {}
+    facts["source_ends"] = matched(ends[source])
     out = _read(cli, cutover.get_offsets_command(home, cli.bootstrap(source), cli.config(source), -2),
                 "log-start offsets of %s" % source, errors)
     facts["source_starts"] = matched(cutover.parse_offsets(out)) if out is not None else {}
-    out = _read(cli, cutover.get_offsets_command(home, cli.bootstrap(target), cli.config(target), -1),
-                "end offsets of %s" % target, errors)
-    partitions = {}
-    for (topic, _p) in (cutover.parse_offsets(out) if out is not None else {}):
-        partitions[topic] = partitions.get(topic, 0) + 1
-    facts["target_partitions"] = partitions
 
     # the source connector's committed offsets (mm2-offsets.<source>.internal on the target)
     offsets_topic = cutover.offsets_topic(source)
@@ -129,9 +129,8 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
     isep = kafka_tools.internal_separator(topo.separator, version, mm2_commands._internal_separator_enabled(rendering))
     location = text(topo.flow_setting(flow, "offset-syncs.topic.location") or "source").strip()
     sync_cluster = target if location == "target" else source
-    argv = kafka_tools.console_consumer(home, version, cli.bootstrap(sync_cluster), cli.config(sync_cluster),
-                                       cutover.offset_syncs_topic(target, isep), timeout_ms=READ_QUIET_MS)
-    res = cli.run(argv + ["--formatter", OFFSET_SYNC_FORMATTER], timeout=cli.timeout + READ_QUIET_MS // 1000)
+    argv = _single_partition_read(cli, sync_cluster, cutover.offset_syncs_topic(target, isep))
+    res = cli.run(argv + ["--formatter", OFFSET_SYNC_FORMATTER], timeout=cli.timeout + ASSIGNED_QUIET_MS // 1000)
     facts["offset_syncs"] = cutover.parse_offset_syncs(res.out)
 
     out = _read(cli, cutover.groups_describe_command(home, cli.bootstrap(source), cli.config(source)),
@@ -156,20 +155,30 @@ def _target_facts(cli, rendering, flow, facts):
     res = cli.read_recent(target, hb_topic, mode="heartbeat", records=50)
     beats = [b.timestamp for b in kafka_tools.parse_heartbeats(res.out) if b.target == source]
     facts["heartbeat_ms"] = max(beats) if beats else None
+    facts["heartbeat_read_ms"] = int(time.time() * 1000)
 
     cp_topic = kafka_tools.checkpoints_topic(source, topo.separator, version,
                                              mm2_commands._internal_separator_enabled(rendering))
     facts["checkpoints"], stamps = read_checkpoints(cli, target, cp_topic)
+    facts["checkpoint_read_ms"] = int(time.time() * 1000)
     facts["checkpoint_ms"] = max(stamps) if stamps else None
     return facts
+
+
+def _single_partition_read(cli, alias, topic):
+    """Partition 0 of one of MM2's single-partition topics (checkpoints, offset syncs) from its earliest offset:
+    assigned, so no consumer group is joined and a short quiet ends the read."""
+    argv = kafka_tools.console_consumer(cli.home, cli.version, cli.bootstrap(alias), cli.config(alias), topic,
+                                       timeout_ms=ASSIGNED_QUIET_MS)
+    i = argv.index("--from-beginning")
+    return argv[:i] + ["--partition", "0", "--offset", "earliest"] + argv[i + 1:]
 
 
 def read_checkpoints(cli, alias, topic):
     """(latest checkpoints, record timestamps) of a checkpoints topic in one read: raw records with their
     timestamps (kafka_tools decodes MM2's binary records itself)."""
-    argv = kafka_tools.console_consumer(cli.home, cli.version, cli.bootstrap(alias), cli.config(alias), topic,
-                                       timeout_ms=READ_QUIET_MS)
-    res = cli.run(argv + cutover.RAW_RECORD_PROPERTIES, timeout=cli.timeout + READ_QUIET_MS // 1000)
+    res = cli.run(_single_partition_read(cli, alias, topic) + cutover.RAW_RECORD_PROPERTIES,
+                  timeout=cli.timeout + ASSIGNED_QUIET_MS // 1000)
     return (kafka_tools.latest_checkpoints(kafka_tools.parse_checkpoints(res.out)),
             cutover.parse_record_timestamps(res.out))
 

@@ -105,6 +105,8 @@ def test_a_caught_up_flow_is_ready():
     assert (report["verdict"], report["reasons"], report["unreplicated_records"], report["rpo_seconds"]) == \
         ("READY", [], 0, 0.0)
     assert report["heartbeat_age_seconds"] == 1.0 and report["checkpoint_age_seconds"] == 10.0
+    # measured when the topic was read, not when the slowest other fact arrived
+    assert _evaluate(heartbeat_read_ms=99500)["heartbeat_age_seconds"] == 0.5
 
 
 def test_each_threshold_blocks_by_name():

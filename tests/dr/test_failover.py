@@ -49,22 +49,41 @@ class DriverBackend(object):
 
 
 class Producer(threading.Thread):
-    """Writes batches of keyed records `k-<i>` until stopped (the last batch may fail when the broker goes)."""
+    """One console producer (one JVM) fed keyed records `<prefix>-<i>` at a steady rate until stopped; what it was
+    handed is `sent` (the last records may fail when the broker goes: B's copy is the reference, not this count)."""
 
-    def __init__(self, cluster, topic, prefix, batch=40, pause=0.3):
+    def __init__(self, cluster, topic, prefix, per_tick=25, tick=0.2):
         threading.Thread.__init__(self, daemon=True)
-        self.cluster, self.topic, self.prefix, self.batch, self.pause = cluster, topic, prefix, batch, pause
+        self.prefix, self.per_tick, self.tick = prefix, per_tick, tick
         self.sent = 0
         self.stop_flag = threading.Event()
+        argv = [os.path.join(cluster.home, "bin", "kafka-console-producer.sh"), "--bootstrap-server",
+                cluster.bootstrap, "--topic", topic, "--producer-property", "acks=all", "--producer-property",
+                "linger.ms=5", "--property", "parse.key=true", "--property", "key.separator=\t"]
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     env=rk.tool_env(cluster.tool_log_dir), start_new_session=True,
+                                     universal_newlines=True)
 
     def run(self):
-        while not self.stop_flag.is_set():
-            try:
-                self.cluster.produce_n(self.topic, self.batch, prefix=self.prefix, start=self.sent)
-            except Exception:
-                return
-            self.sent += self.batch
-            time.sleep(self.pause)
+        try:
+            while not self.stop_flag.is_set():
+                lines = "".join("%s-%d\tv\n" % (self.prefix, i) for i in range(self.sent, self.sent + self.per_tick))
+                self.proc.stdin.write(lines)
+                self.proc.stdin.flush()
+                self.sent += self.per_tick
+                time.sleep(self.tick)
+        except (BrokenPipeError, ValueError, OSError):
+            pass
+
+    def finish(self, timeout=60):
+        """Stop writing; the producer flushes what it has and exits (killed by pid past the timeout)."""
+        self.stop_flag.set()
+        self.join(10)
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout)
+        except (subprocess.TimeoutExpired, OSError, BrokenPipeError):
+            rk.stop_pid(self.proc.pid, grace=5)
 
 
 class GroupConsumer(object):
@@ -117,13 +136,12 @@ def test_failover_with_a_real_consumer_group(line, policy, mpack, own_clusters, 
     assert bad.exit_code != 0 and "max.rpo.seconds='soon' is not a whole number" in bad.output
 
     # -- a consumer group consumes on A while a producer writes
-    producer = Producer(a, topic, "k", batch=150)
+    producer = Producer(a, topic, "k")
     producer.start()
     consumer_a = GroupConsumer(a, group, "^%s$" % topic, str(tmp_path / "on-a.txt"))
-    rk.wait_until(lambda: len(consumer_a.keys()) >= 600, 180, interval=1, what="600 records consumed on A")
+    rk.wait_until(lambda: len(consumer_a.keys()) >= 600, 300, interval=1, what="600 records consumed on A")
     # quiet producers: the gate is READY only when nothing is left to replicate
-    producer.stop_flag.set()
-    producer.join(60)
+    producer.finish()
     rk.wait_until(lambda: b.count(mirrored) >= producer.sent, 180, interval=2, what="the records on B")
     ready = []
 
@@ -131,7 +149,7 @@ def test_failover_with_a_real_consumer_group(line, policy, mpack, own_clusters, 
         ok, reports = dr.cutover_check(backend, "A->B", [group], {}, print)
         ready[:] = reports
         return ok
-    rk.wait_until(gate_ready, 300, interval=5, what="the gate READY while producers are quiet")
+    rk.wait_until(gate_ready, 900, interval=5, what="the gate READY while producers are quiet")
     (report,) = ready
     assert report["unreplicated_records"] == 0 and report["retention_gap"] == [] and report["drift"] == []
     (g,) = [g for g in report["groups"] if g["group"] == group]
@@ -152,7 +170,7 @@ def test_failover_with_a_real_consumer_group(line, policy, mpack, own_clusters, 
     producer.start()
     time.sleep(8)
     a.stop()
-    producer.stop_flag.set()
+    producer.finish(timeout=5)
     consumer_a.stop()
     consumed_a = consumer_a.keys()
     step("A stopped: the group had consumed %d record(s) on A" % len(consumed_a))

@@ -393,8 +393,9 @@ def evaluate_flow(flow, source, target, facts, limits, now_ms, mirrored, wanted_
     if not report["source_reachable"]:
         report["rpo_seconds"] = None
     for kind in ("heartbeat", "checkpoint"):
-        ms = facts.get("%s_ms" % kind)
-        report["%s_age_seconds" % kind] = None if ms is None else max(0.0, (now_ms - ms) / 1000.0)
+        # the age when the topic was read: gathering the other facts may take minutes on a busy host
+        ms, read_ms = facts.get("%s_ms" % kind), facts.get("%s_read_ms" % kind) or now_ms
+        report["%s_age_seconds" % kind] = None if ms is None else max(0.0, (read_ms - ms) / 1000.0)
 
     source_partitions = {}
     for (topic, partition) in facts.get("source_ends", {}):
