@@ -23,6 +23,7 @@ RESULT_GROUPS = "failover_groups"
 READ_QUIET_MS = 10000
 PROBE_SECONDS = 45
 ASSIGNED_QUIET_MS = 4000
+HEARTBEATS_READ = 20          # the last records of each partition of <source>.heartbeats on the target
 OFFSET_SYNC_FORMATTER = "org.apache.kafka.connect.mirror.formatters.OffsetSyncFormatter"
 
 
@@ -83,6 +84,7 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
         else:
             errors.append("%s (%s) is unreachable: %s" % (alias, cli.bootstrap(alias), probe.problem(2)))
     facts["source_reachable"], facts["target_reachable"] = source in ends, target in ends
+    facts["target_ends"] = ends.get(target, {})
     partitions = {}
     for (topic, _p) in ends.get(target, {}):
         partitions[topic] = partitions.get(topic, 0) + 1
@@ -152,8 +154,16 @@ def _target_facts(cli, rendering, flow, facts):
     topo = rendering.topology
     source, target, home, version = flow.source, flow.target, cli.home, cli.version
     hb_topic = kafka_tools.heartbeats_topic(source, topo.separator)
-    res = cli.read_recent(target, hb_topic, mode="heartbeat", records=50)
-    beats = [b.timestamp for b in kafka_tools.parse_heartbeats(res.out) if b.target == source]
+    ends = dict((p, o) for (t, p), o in (facts.get("target_ends") or {}).items() if t == hb_topic)
+    out = []
+    for partition, start, count in kafka_tools.tail_reads(ends, HEARTBEATS_READ):
+        # assigned at the end of each partition: the read ends after `count` records (heartbeats never stop),
+        # and a generous quiet only matters when the first fetch is slow (a busy host)
+        argv = kafka_tools.console_consumer(home, version, cli.bootstrap(target), cli.config(target), hb_topic,
+                                           mode="heartbeat", timeout_ms=READ_QUIET_MS, max_messages=count,
+                                           partition=partition, offset=start)
+        out.append(cli.run(argv, timeout=cli.timeout + READ_QUIET_MS // 1000).out)
+    beats = [b.timestamp for b in kafka_tools.parse_heartbeats("\n".join(out)) if b.target == source]
     facts["heartbeat_ms"] = max(beats) if beats else None
     facts["heartbeat_read_ms"] = int(time.time() * 1000)
 

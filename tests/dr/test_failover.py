@@ -23,6 +23,16 @@ from realkafka import cluster as rk
 
 CASES = [("2.7.8", "identity"), ("trunk", "prefixed")]
 T0 = [time.time()]
+STARTED = []   # console producers and consumers of a case: stopped by pid at its teardown, also when it fails
+
+
+@pytest.fixture(autouse=True)
+def _stop_children():
+    yield
+    while STARTED:
+        proc = STARTED.pop()
+        if proc.poll() is None:
+            rk.stop_pid(proc.pid, grace=5)
 
 
 def step(what):
@@ -63,6 +73,7 @@ class Producer(threading.Thread):
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                      env=rk.tool_env(cluster.tool_log_dir), start_new_session=True,
                                      universal_newlines=True)
+        STARTED.append(self.proc)
 
     def run(self):
         try:
@@ -97,6 +108,7 @@ class GroupConsumer(object):
                 "--consumer-property", "auto.commit.interval.ms=1000", "--consumer-property", "auto.offset.reset=earliest"]
         self.proc = subprocess.Popen(argv, stdout=self.fh, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
                                      env=rk.tool_env(cluster.tool_log_dir), start_new_session=True)
+        STARTED.append(self.proc)
 
     def keys(self):
         with open(self.path) as fh:

@@ -11,7 +11,8 @@ in MM2's log at INFO:
   [Consumer clientId=A->B|MirrorSourceConnector-0|replication-consumer, groupId=null] Resetting offset for
       partition orders-0 to position FetchPosition{offset=150, ...}.
 
-so the alert compares MM2's source position with the log-start offset the broker reset it to, exactly when it
+(FetchCollector and SubscriptionState, Kafka 3.x; the flow is read from the replication consumer's client id, which
+names it from Kafka 3.5, KAFKA-14838), so the alert compares MM2's source position with the log-start offset the broker reset it to, exactly when it
 happened, on the driver host that lost them (no JVM, no Kafka connection). The cut-over gate (CUTOVER_CHECK)
 makes the same comparison from the committed offsets and kafka-get-offsets --time -2 (mm2_core.cutover.silent_loss).
 
@@ -26,8 +27,8 @@ MAX_READ = 8 * 1024 * 1024
 MAX_EVENTS = 200
 
 _CLIENT = r"\[Consumer clientId=(?:[^|\],]*\|)?(?P<flow>[^|\],]+->[^|\],]+)\|[^\],]*replication-consumer[^\]]*\]"
-_OUT_OF_RANGE = re.compile(_CLIENT + r" Fetch position FetchPosition\{offset=(?P<offset>-?\d+)[^}]*\}(?:\})* is out of "
-                                     r"range for partition (?P<tp>\S+), resetting offset")
+_OUT_OF_RANGE = re.compile(_CLIENT + r" Fetch position FetchPosition\{offset=(?P<offset>-?\d+).*? is out of range for "
+                                     r"partition (?P<tp>\S+), resetting offset")
 _RESET = re.compile(_CLIENT + r" Resetting offset for partition (?P<tp>\S+) to position FetchPosition\{offset="
                               r"(?P<offset>-?\d+)")
 
