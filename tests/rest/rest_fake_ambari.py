@@ -341,8 +341,11 @@ class FakeAmbari(object):
                 continue
             failure = self._take_failure(task)
             if failure is not None:
+                # the agent reads the script's structured output file whatever its exit code (PythonExecutor)
+                output = self.custom_output.get(task.get("custom_command_name") or task["role"], {})
                 task.update({"status": "FAILED", "stderr": failure, "exit_code": 1,
-                             "stdout": "2024-01-01 00:00:00,000 - Executing %s" % task["command"]})
+                             "stdout": "2024-01-01 00:00:00,000 - Executing %s" % task["command"],
+                             "structured_out": output.get("structured_out", {})})
                 failed = True
             else:
                 output = self.custom_output.get(task.get("custom_command_name") or task["role"], {})

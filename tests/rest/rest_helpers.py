@@ -5,7 +5,7 @@ import re
 
 from rest_fake_ambari import C, S
 
-from mm2_ambari import rest_cmds, validate_cmd
+from mm2_ambari import rest_cmds, validate_cmd, dr_cmds
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOPOLOGY = os.path.join(HERE, "files", "deploy-test.yaml")
@@ -29,6 +29,7 @@ def build_parser():
     sub = parser.add_subparsers(dest="command")
     rest_cmds.register(sub)
     validate_cmd.register(sub)
+    dr_cmds.register(sub)
     return parser
 
 

@@ -1,0 +1,68 @@
+"""cutover check, failover and drill against the fake Ambari: the requests they post, exit codes, resume."""
+from rest_fake_ambari import C, S
+from rest_helpers import CL, HOSTS, normalize
+
+from mm2_core import names
+
+READY = {"flow": "dc1->dc2", "source": "dc1", "target": "dc2", "verdict": "READY", "reasons": [], "errors": [],
+         "unreplicated_records": 0, "rpo_seconds": 0.0, "heartbeat_age_seconds": 3.0, "checkpoint_age_seconds": 9.0,
+         "source_reachable": True, "target_reachable": True, "partitions": [], "drift": [], "retention_gap": [],
+         "groups": [{"group": "orders", "skipped": 0, "reread": 12, "no_checkpoint": []}]}
+
+
+def run(cli, fake, *argv):
+    if not getattr(fake, "dr_installed", False):
+        fake.install_started_service(HOSTS)
+        fake.dr_installed = True
+    return cli(*argv, "--url", fake.url, "--cluster", "prod")
+
+
+def test_cutover_check_posts_the_gate_with_its_thresholds_and_exits_0_when_ready(cli, fake):
+    fake.custom_output[names.CMD_CUTOVER_CHECK] = {"structured_out": {"cutover_check": [READY]}}
+    result = run(cli, fake, "cutover", "check", "--flow", "dc1->dc2", "--groups", "orders",
+                 "--threshold", "max.rpo.seconds=30")
+    assert result.code == 0, result
+    assert normalize(fake.mutating_calls()) == [("POST", CL + "/requests", {
+        "RequestInfo": {"context": "MirrorMaker 2 %s" % names.CMD_CUTOVER_CHECK, "command": names.CMD_CUTOVER_CHECK,
+                        "parameters": {"flow": "dc1->dc2", "groups": "orders", "max.rpo.seconds": "30"}},
+        "Requests/resource_filters": [{"service_name": S, "component_name": C, "hosts": HOSTS[0]}]})]
+    assert "Flow dc1->dc2: READY" in result.out and "group orders: skip 0, re-read >= 12" in result.out
+
+
+def test_cutover_check_exits_1_when_the_command_fails_not_ready(cli, fake):
+    fake.fail_next(names.CMD_CUTOVER_CHECK, stderr="Fail: Cut-over NOT ready: dc1->dc2 is NOT_READY")
+    result = run(cli, fake, "cutover", "check", "--flow", "dc1->dc2")
+    assert result.code == 1
+    assert "Cut-over NOT ready: dc1->dc2 is NOT_READY" in result.out
+
+
+def test_failover_stops_at_a_refused_group_and_resumes_with_the_rest(cli, fake, tmp_path):
+    state = str(tmp_path / "state.json")
+    fake.custom_output[names.CMD_CUTOVER_CHECK] = {"structured_out": {"cutover_check": [READY]}}
+    fake.custom_output[names.CMD_VERIFY] = {"structured_out": {"verify_replication": {
+        "status": "OK", "report": "/r.json", "totals": {"offsets_skipped": 0, "offsets_reread": 12}}}}
+    refusal = "group billing has 1 active member(s) on dc2 (state Stable): stop its consumers on dc2"
+    fake.custom_output[names.CMD_FAILOVER_GROUPS] = {"structured_out": {"failover_groups": {
+        "applied": {"orders": {"dc1.t-0": 5}}, "refused": {"billing": refusal}}}}
+    fake.fail_next(names.CMD_FAILOVER_GROUPS, stderr="Fail: FAILOVER_GROUPS dc1->dc2: 1 group(s) refused")
+    argv = ("failover", "--flow", "dc1->dc2", "--groups", "orders,billing", "--keep-flow", "--state-file", state)
+    first = run(cli, fake, *argv)
+    assert first.code == 1
+    assert "failover dc1->dc2 stopped at step groups" in first.err
+    fake.custom_output[names.CMD_FAILOVER_GROUPS] = {"structured_out": {"failover_groups": {
+        "applied": {"billing": {"dc1.t-0": 5}}, "refused": {}}}}
+    calls = len(fake.mutating_calls())
+    again = run(cli, fake, *argv)
+    assert again.code == 0, again
+    posted = [c[2]["RequestInfo"] for c in fake.mutating_calls()[calls:]]
+    assert [(p["command"], p["parameters"]) for p in posted] == [
+        (names.CMD_FAILOVER_GROUPS, {"flow": "dc1->dc2", "groups": "billing"}),
+        (names.CMD_VERIFY, {"flow": "dc1->dc2"})]
+    assert "record: done: RPO 0.0 s" in again.out
+
+
+def test_failover_dry_run_sends_nothing(cli, fake, tmp_path):
+    result = run(cli, fake, "failover", "--flow", "dc1->dc2", "--groups", "orders", "--stop-flow", "--dry-run",
+                 "--state-file", str(tmp_path / "s.json"))
+    assert result.code == 0 and fake.mutating_calls() == []
+    assert "2. [todo] flow: stop the MM2 drivers" in result.out
