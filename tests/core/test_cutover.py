@@ -73,6 +73,8 @@ def test_retention_gap_is_what_the_source_deleted_before_mm2_copied_it():
     assert cutover.silent_loss(starts, replicated) == [("t", 0, 100, 150, 50)]
     rows = cutover.unreplicated({("t", 0): 200, ("t", 1): 501, ("t", 2): 30}, starts, replicated)
     assert rows == [("t", 0, 200, 100, 50, 50), ("t", 1, 501, 501, 0, 0), ("t", 2, 30, 10, 20, 0)]
+    # the oldest unreplicated record still on the source: after the gap, at the log start
+    assert cutover.rpo_probes(rows) == [("t", 0, 150), ("t", 2, 10)]
 
 
 def test_group_outlook_uses_offset_syncs_for_the_record_a_translated_offset_holds():

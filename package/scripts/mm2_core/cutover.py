@@ -431,7 +431,8 @@ def evaluate_flow(flow, source, target, facts, limits, now_ms, mirrored, wanted_
 def rpo_probes(rows, limit=MAX_RPO_PROBES):
     """(topic, partition, offset) of the oldest unreplicated record of the partitions furthest behind."""
     behind = sorted((r for r in rows if r[4] > 0), key=lambda r: (-r[4], r[0], r[1]))
-    return [(r[0], r[1], r[3]) for r in behind[:limit]]
+    # past a retention gap the oldest record still there is at the log start (next + lost)
+    return [(r[0], r[1], r[3] + r[5]) for r in behind[:limit]]
 
 
 def format_report(report):
