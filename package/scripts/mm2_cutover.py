@@ -81,6 +81,7 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
                         timeout=PROBE_SECONDS)
         if probe.ok:
             ends[alias] = cutover.parse_offsets(probe.out)
+            facts["%s_ends_ms" % ("target" if alias == target else "source")] = int(time.time() * 1000)
         else:
             errors.append("%s (%s) is unreachable: %s" % (alias, cli.bootstrap(alias), probe.problem(2)))
     facts["source_reachable"], facts["target_reachable"] = source in ends, target in ends
@@ -165,7 +166,8 @@ def _target_facts(cli, rendering, flow, facts):
         out.append(cli.run(argv, timeout=cli.timeout + READ_QUIET_MS // 1000).out)
     beats = [b.timestamp for b in kafka_tools.parse_heartbeats("\n".join(out)) if b.target == source]
     facts["heartbeat_ms"] = max(beats) if beats else None
-    facts["heartbeat_read_ms"] = int(time.time() * 1000)
+    # the read ends at the end offsets taken first: the newest heartbeat is as of then
+    facts["heartbeat_read_ms"] = facts.get("target_ends_ms") or int(time.time() * 1000)
 
     cp_topic = kafka_tools.checkpoints_topic(source, topo.separator, version,
                                              mm2_commands._internal_separator_enabled(rendering))
