@@ -64,7 +64,7 @@ def thresholds(given=None):
         try:
             number = int(str(value).strip())
         except ValueError:
-            raise ThresholdError("cut-over threshold %s=%r is not a whole number" % (name, value))
+            raise ThresholdError("cut-over threshold %s='%s' is not a whole number" % (name, value))
         if number < -1:
             raise ThresholdError("cut-over threshold %s=%d: use a number >= 0 (-1: no limit)" % (name, number))
         result[name] = number
