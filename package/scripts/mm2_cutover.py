@@ -368,6 +368,11 @@ def drill(script, params):
                            timeout=cli.timeout + READ_QUIET_MS // 1000) if records > 1 and got_first else None
             read = (1 if got_first else 0) + (_count_records(rest.out) if rest is not None else 0)
             g = outlook.get(group, {})
+            if not got_first:
+                problems.append("the shadow group %s read nothing on %s from %s's translated offsets within %ds: "
+                                "the group is caught up and nothing newer was replicated (write records on %s and "
+                                "drill again), or %s is unreachable" % (shadow, target, group,
+                                                                       READ_QUIET_MS // 1000, flow.source, target))
             results[group] = {"shadow": shadow, "rto_seconds": round(rto, 2) if got_first else None,
                               "records_read": read, "reread": g.get("reread"), "skipped": g.get("skipped"),
                               "no_checkpoint": g.get("no_checkpoint", [])}

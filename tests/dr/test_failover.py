@@ -168,7 +168,10 @@ def test_failover_with_a_real_consumer_group(line, policy, mpack, own_clusters, 
     assert g["skipped"] == 0, g
     step("gate READY: group %s would re-read %d" % (group, g["reread"]))
 
-    # -- a drill on a shadow group: the production group is not touched
+    # -- a drill on a shadow group: the production group is not touched. The group is caught up, so records written
+    # after its commits are what the shadow reads.
+    a.produce_n(topic, 100, prefix="d")
+    rk.wait_until(lambda: b.count(mirrored) >= producer.sent + 100, 300, interval=2, what="the drill's records on B")
     history = str(tmp_path / "drills.jsonl")
     before = b.group_offsets(group)
     assert dr.drill(backend, "A->B", [group], 50, history, print) == 0
