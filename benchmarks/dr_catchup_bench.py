@@ -2,6 +2,7 @@
 """Catch-up after a target outage vs. the raw pipe on the same hosts, in the same run (not a test: it prints numbers).
 
     python3 benchmarks/dr_catchup_bench.py [--records 200000] [--record-size 512] [--partitions 4] [--line trunk]
+                                           [--replication tasks.max=4] [--custom B.producer.batch.size=262144]
 
 On loopback, with fresh one-node KRaft clusters a and b (../shared/kafka or MM2_TEST_KAFKA_HOME):
 1. MM2 through the managed service (the built mpack's scripts as the agent runs them, tests/e2e/agent.py) replicates
@@ -36,7 +37,7 @@ from realkafka import cluster as rk  # noqa: E402
 
 TOPIC = "backlog"
 TARGET_PROPS = {"log.message.timestamp.type": "LogAppendTime"}
-SETTINGS_SHOWN = ("tasks.max", "producer.batch.size", "producer.linger.ms", "producer.compression.type",
+SETTINGS_SHOWN = ("tasks.max", "batch.size", "linger.ms", "compression.type", "max.in.flight.requests.per.connection",
                   "consumer.fetch.max.bytes", "consumer.max.poll.records", "offset.flush.interval.ms")
 
 
@@ -75,6 +76,10 @@ def main():
     ap.add_argument("--partitions", type=int, default=4)
     ap.add_argument("--line", default="trunk", choices=sorted(agent.LINES))
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--replication", action="append", default=[], metavar="KEY=VALUE",
+                    help="a kafka-mm2-replication property for this run (e.g. tasks.max=4)")
+    ap.add_argument("--custom", action="append", default=[], metavar="KEY=VALUE",
+                    help="a kafka-mm2-custom property for this run (e.g. B.producer.batch.size=262144)")
     args = ap.parse_args()
     reason = agent.line_skip_reason(args.line)
     if reason:
@@ -92,6 +97,9 @@ def main():
         a.create_topic(TOPIC, partitions=args.partitions)
         conf = agent.simple_configurations("A", "B", a.bootstrap, b.bootstrap)
         conf[names.REPLICATION]["topics"] = TOPIC
+        conf[names.REPLICATION].update(dict(kv.split("=", 1) for kv in args.replication))
+        if args.custom:
+            conf[names.CUSTOM] = dict(kv.split("=", 1) for kv in args.custom)
         d = agent.Driver(mpack, args.line, work, configurations=conf, metrics=False, heap="-Xms512m -Xmx1g")
         for command in ("INSTALL", "START"):
             run = d.run(command, timeout=600)
