@@ -11,7 +11,7 @@ import requests
 from rest_fake_ambari import C, MISSING_KDC, S
 from rest_helpers import ADMIN, CL, HOSTS, TOPOLOGY, deploy, with_configurations
 
-from mm2_core import names
+from mm2_core.config import names
 
 H1, H2 = HOSTS
 SERVICE_LEVEL = {"level": "SERVICE", "cluster_name": "prod", "service_name": S}
