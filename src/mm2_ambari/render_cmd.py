@@ -26,7 +26,8 @@ def _templates_dir():
     shipped = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
     if os.path.isfile(os.path.join(shipped, "mm2-env.sh.j2")):
         return shipped
-    return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(render.__file__)),
+    import mm2_core  # package/scripts/mm2_core in a checkout: the templates are in package/templates
+    return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(mm2_core.__file__)),
                                          os.pardir, os.pardir, "templates"))
 
 

@@ -12,7 +12,7 @@ import os
 import sys
 
 from mm2_core.config import names, schema
-from mm2_ambari import config_apply, configplan, deployfile, rest_cmds
+from mm2_ambari import config_apply, configplan, deployfile, render_cmd, rest_cmds
 from mm2_ambari.configplan import StackDefaults
 from mm2_ambari.errors import EXIT_BAD_INPUT, EXIT_OK, BadInput
 
@@ -40,7 +40,7 @@ class _OfflineContext(object):
 def catalog_defaults():
     """The stack defaults as build.py generates them from mm2_core.config.schema."""
     props, passwords = {}, {}
-    templates = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(schema.__file__))), "..", "templates")
+    templates = render_cmd.TEMPLATES_DIR
     for ctype in schema.CONFIG_TYPES:
         for prop in ctype.properties:
             value = prop.default

@@ -133,7 +133,7 @@ def _break_the_core(monkeypatch, advisor_class):
 
     def boom(*args, **kwargs):
         raise RuntimeError("simulated bug")
-    monkeypatch.setattr(module.advice, "describe_local_kafka", boom)
+    monkeypatch.setattr(module.local_kafka, "describe_local_kafka", boom)
     monkeypatch.setattr(module.advice, "kafka_version_for_validation", boom)
 
 
