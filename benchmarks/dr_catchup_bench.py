@@ -32,7 +32,7 @@ for p in (HERE, os.path.join(REPO, "tests"), os.path.join(REPO, "package", "scri
 
 from e2e import agent  # noqa: E402
 from e2e_bench import record_timestamp  # noqa: E402
-from mm2_core import names  # noqa: E402
+from mm2_core.config import names  # noqa: E402
 from realkafka import cluster as rk  # noqa: E402
 
 TOPIC = "backlog"

@@ -1,12 +1,12 @@
 """CUTOVER_CHECK and FAILOVER_GROUPS: the agent side of the cut-over readiness gate and of failover.
 
 The facts are read with the installation's Kafka tools as the MM2 user (mm2_kafka_cli: one 0600 client
-config per cluster, secrets never on a command line); the decisions are the pure core's (mm2_core.cutover).
+config per cluster, secrets never on a command line); the decisions are the pure core's (mm2_core.host.cutover).
 
 Command parameters (commandParams/<name>, `mm2-ambari run ... --param NAME=VALUE`):
   flow    A->B (default: every enabled flow; FAILOVER_GROUPS needs one)
   groups  g1,g2 (CUTOVER_CHECK: these must have a checkpoint; FAILOVER_GROUPS: the groups to move)
-  <threshold>=<value> for each name of mm2_core.cutover.THRESHOLDS (CUTOVER_CHECK)
+  <threshold>=<value> for each name of mm2_core.host.cutover.THRESHOLDS (CUTOVER_CHECK)
 """
 import os
 import time
@@ -14,8 +14,8 @@ import time
 from resource_management.core.exceptions import Fail
 from resource_management.core.logger import Logger
 
-from mm2_core import cutover, kafka_tools
-from mm2_core.text import text, to_text
+from mm2_core.formats.text import text, to_text
+from mm2_core.host import cutover, kafka_tools
 
 RESULT_CHECK = "cutover_check"
 RESULT_GROUPS = "failover_groups"
@@ -61,7 +61,7 @@ def _read(cli, argv, what, errors):
 
 
 def gather_flow(cli, rendering, flow, wanted_groups=()):
-    """The facts of one flow for mm2_core.cutover.evaluate_flow, read with Kafka's tools."""
+    """The facts of one flow for mm2_core.host.cutover.evaluate_flow, read with Kafka's tools."""
     import mm2_commands
     topo = rendering.topology
     source, target = flow.source, flow.target

@@ -6,7 +6,7 @@ same time. Running the same command again resumes: steps done are skipped, a fai
 the groups already moved are not touched again (their consumers may be running on the target by then).
 
 The steps drive the agent's custom commands through a backend: Ambari's REST API (AmbariBackend), or in the
-tests the agent's scripts directly. Decisions about readiness are the agent's (mm2_core.cutover).
+tests the agent's scripts directly. Decisions about readiness are the agent's (mm2_core.host.cutover).
 """
 import errno
 import fcntl
@@ -14,7 +14,8 @@ import json
 import os
 import time
 
-from mm2_core import cutover, names
+from mm2_core.config import names
+from mm2_core.host import cutover
 from mm2_ambari.errors import BadInput, OperationFailed
 
 STEPS = ("gate", "flow", "groups", "verify", "record")
@@ -122,10 +123,10 @@ class AmbariBackend(object):
         self.ctx = ctx
 
     def run(self, command, parameters):
-        from mm2_ambari import ops
+        from mm2_ambari import ambari_requests, ambari_state
         from mm2_ambari.errors import RequestFailed
         ctx = self.ctx
-        hcs = [hc for hc in ops.read_host_components(ctx) if hc.get("component_name") == names.COMPONENT]
+        hcs = [hc for hc in ambari_state.read_host_components(ctx) if hc.get("component_name") == names.COMPONENT]
         started = [hc["host_name"] for hc in hcs if hc.get("state") == "STARTED"] or [hc["host_name"] for hc in hcs]
         if not started:
             raise OperationFailed("%s has no host to run %s on" % (names.COMPONENT, command))
@@ -134,7 +135,7 @@ class AmbariBackend(object):
                 "Requests/resource_filters": [{"service_name": names.SERVICE, "component_name": names.COMPONENT,
                                                "hosts": started[0]}]}
         try:
-            tasks, ok = ops.run_async(ctx, "POST", "%s/requests" % ctx.c, body, command), True
+            tasks, ok = ambari_requests.run_async(ctx, "POST", "%s/requests" % ctx.c, body, command), True
         except RequestFailed as exc:
             tasks, ok = exc.tasks, False
         structured, output = {}, ""
@@ -150,9 +151,9 @@ class AmbariBackend(object):
         return CommandResult(ok, structured, output)
 
     def stop_mm2(self):
-        from mm2_ambari import ops
-        ops.run_async(self.ctx, "PUT", "%s/services/%s" % (self.ctx.c, names.SERVICE),
-                      ops.service_state_body(self.ctx, "INSTALLED", "Stop %s for failover" % names.SERVICE_DISPLAY_NAME),
+        from mm2_ambari import ambari_requests
+        ambari_requests.run_async(self.ctx, "PUT", "%s/services/%s" % (self.ctx.c, names.SERVICE),
+                      ambari_requests.service_state_body(self.ctx, "INSTALLED", "Stop %s for failover" % names.SERVICE_DISPLAY_NAME),
                       "stop " + names.SERVICE)
 
 

@@ -5,7 +5,7 @@ Exit codes: 0 ready / done, 1 not ready or a step failed (rerun resumes), 2 bad 
 import argparse
 import json
 
-from mm2_core import cutover
+from mm2_core.host import cutover
 from mm2_ambari import dr
 from mm2_ambari.errors import BadInput, OperationFailed
 from mm2_ambari import rest_cmds

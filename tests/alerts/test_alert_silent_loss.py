@@ -1,8 +1,10 @@
-"""The silent-loss alert (mm2_core.alert_loss through alert_runner): records the source deleted before MM2 copied
+"""The silent-loss alert (mm2_core.alerts.silent_loss through alert_runner): records the source deleted before MM2 copied
 them, read from the reset lines Kafka's consumer writes to MM2's log (tests/dr provokes them on real Kafka)."""
 import os
 
-from mm2_core import alert_loss, alert_runner, names
+from mm2_core.alerts import alert_runner
+from mm2_core.alerts import silent_loss as alert_loss
+from mm2_core.config import names
 
 OUT = ("[2026-11-26 10:00:01,000] INFO [Consumer clientId=A->B|MirrorSourceConnector-0|replication-consumer, "
        "groupId=null] Fetch position FetchPosition{offset=%d, offsetEpoch=Optional.empty, currentLeader=LeaderAndEpoch"

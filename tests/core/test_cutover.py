@@ -1,11 +1,11 @@
-"""The cut-over gate's pure rules (mm2_core.cutover): parsers of Kafka's tool output, the verdict, the silent-loss rule.
+"""The cut-over gate's pure rules (mm2_core.host.cutover): parsers of Kafka's tool output, the verdict, the silent-loss rule.
 
 The tool outputs below are the formats Kafka 3.9's tools print (tests/dr runs the same parsers on the real tools).
 """
 import pytest
 
-from mm2_core import cutover
-from mm2_core.kafka_tools import Checkpoint
+from mm2_core.host import cutover
+from mm2_core.host.kafka_tools import Checkpoint
 
 OFFSETS_TOPIC = (
     '["MirrorSourceConnector",{"cluster":"A","partition":0,"topic":"orders"}]\t{"offset":99}\n'

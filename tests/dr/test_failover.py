@@ -18,7 +18,7 @@ import pytest
 from conftest import require_line
 from e2e import agent
 from mm2_ambari import dr
-from mm2_core import names
+from mm2_core.config import names
 from realkafka import cluster as rk
 
 CASES = [("2.7.8", "identity"), ("trunk", "prefixed")]

@@ -2,7 +2,7 @@
 from rest_fake_ambari import C, S
 from rest_helpers import CL, HOSTS, normalize
 
-from mm2_core import names
+from mm2_core.config import names
 
 READY = {"flow": "dc1->dc2", "source": "dc1", "target": "dc2", "verdict": "READY", "reasons": [], "errors": [],
          "unreplicated_records": 0, "rpo_seconds": 0.0, "heartbeat_age_seconds": 3.0, "checkpoint_age_seconds": 9.0,

@@ -11,7 +11,7 @@ import pytest
 
 from mm2_ambari import cli, dr
 from mm2_ambari.errors import BadInput, OperationFailed
-from mm2_core import names
+from mm2_core.config import names
 
 
 def ready_report(**over):

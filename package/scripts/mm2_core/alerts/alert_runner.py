@@ -6,6 +6,7 @@ comes back as UNKNOWN with the reason, because the script runs inside the Ambari
 """
 import os
 import socket
+import time
 
 from mm2_core.alerts import alert_config as cfg
 from mm2_core.alerts import checkpoints, evaluation, heartbeats, lag, latency, partitions, tasks
@@ -21,7 +22,7 @@ HEARTBEAT = "heartbeat"
 CHECKPOINT = "checkpoint"
 TASKS = "tasks"
 KINDS = (PROCESS, LATENCY, LAG, HEARTBEAT, CHECKPOINT, TASKS)
-# Alerts that read MM2's log on the host instead of its metrics (mm2_core.alert_loss)
+# Alerts that read MM2's log on the host instead of its metrics (mm2_core.alerts.silent_loss)
 SILENT_LOSS = "silent_loss"
 LOG_KINDS = (SILENT_LOSS,)
 P_LOSS_WINDOW = "loss.window.hours"
@@ -89,17 +90,17 @@ def execute(kind, configurations, parameters, host_name, now=None):
 
 
 def _silent_loss(token_map, parameters, host_name, now):
-    from mm2_core import alert_loss
+    from mm2_core.alerts import silent_loss
     configs = cfg.configurations(token_map)
     host = host_name or socket.getfqdn()
     now = time.time() if now is None else now
-    from mm2_core import process as mm2_process
+    from mm2_core.host import process as mm2_process
     log_path = os.path.join(_env(configs, "mm2_log_dir"), mm2_process.LOG_FILE)
     path = _state_path(parameters, SILENT_LOSS)
-    state = alert_loss.scan(log_path, alert_state.load(path), now)
+    state = silent_loss.scan(log_path, alert_state.load(path), now)
     problem = alert_state.save(path, state)
     t = thresholds_for(SILENT_LOSS, parameters)
-    result_state, lines = alert_loss.evaluate(state, now, cfg.param_float(parameters, P_LOSS_WINDOW,
+    result_state, lines = silent_loss.evaluate(state, now, cfg.param_float(parameters, P_LOSS_WINDOW,
                                                                          DEFAULT_LOSS_WINDOW),
                                               t.warning, t.critical, host)
     if problem:
