@@ -155,10 +155,13 @@ def test_failover_with_a_real_consumer_group(line, policy, mpack, own_clusters, 
     # quiet producers: the gate is READY only when nothing is left to replicate
     producer.finish()
     rk.wait_until(lambda: b.count(mirrored) >= producer.sent, 180, interval=2, what="the records on B")
+    # a second group, half way through the topic (what a drill rehearses)
+    slow = "slow-%s" % topic
+    a.commit_group_offsets(slow, topic, dict((p, end // 2) for p, end in a.end_offsets(topic).items()))
     ready = []
 
     def gate_ready():
-        ok, reports = dr.cutover_check(backend, "A->B", [group], {}, print)
+        ok, reports = dr.cutover_check(backend, "A->B", [group, slow], {}, print)
         ready[:] = reports
         return ok
     rk.wait_until(gate_ready, 900, interval=5, what="the gate READY while producers are quiet")
@@ -168,17 +171,14 @@ def test_failover_with_a_real_consumer_group(line, policy, mpack, own_clusters, 
     assert g["skipped"] == 0, g
     step("gate READY: group %s would re-read %d" % (group, g["reread"]))
 
-    # -- a drill on a shadow group: the production group is not touched. The group is caught up, so records written
-    # after its commits are what the shadow reads.
-    a.produce_n(topic, 100, prefix="d")
-    rk.wait_until(lambda: b.count(mirrored) >= producer.sent + 100, 300, interval=2, what="the drill's records on B")
+    # -- a drill on a shadow group of a group that is behind (half way): the group itself is not touched
     history = str(tmp_path / "drills.jsonl")
-    before = b.group_offsets(group)
-    assert dr.drill(backend, "A->B", [group], 50, history, print) == 0
+    before = b.group_offsets(slow)
+    assert dr.drill(backend, "A->B", [slow], 50, history, print) == 0
     (run,) = dr.read_history(history)
-    drilled = run["groups"][group]
+    drilled = run["groups"][slow]
     assert drilled["records_read"] == 50 and drilled["skipped"] == 0 and drilled["rto_seconds"] > 0, drilled
-    assert b.group_offsets(group) == before and b.group_offsets(drilled["shadow"]) == {}
+    assert b.group_offsets(slow) == before and b.group_offsets(drilled["shadow"]) == {}
 
     # -- mid-stream: writes resume, the group keeps consuming, A's broker stops
     producer = Producer(a, topic, "m")
