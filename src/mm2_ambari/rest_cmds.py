@@ -11,7 +11,7 @@ import warnings
 from urllib.parse import urlsplit
 
 from mm2_core import names
-from mm2_ambari import credentials, deployfile, ops
+from mm2_ambari import credentials, deployfile, masking, ops
 from mm2_ambari.ambari_api import AmbariClient
 from mm2_ambari.errors import EXIT_BAD_INPUT, EXIT_FAILED, BadInput, Mm2AmbariError
 from mm2_ambari.waiter import Waiter
@@ -230,8 +230,19 @@ def _target(args, df):
                if not value]
     if missing:
         raise BadInput("which Ambari? set %s" % " and ".join(missing))
+    source = "--url" if args.url else "AMBARI_URL" if os.environ.get("AMBARI_URL") else "deployment.ambari.url"
+    problem = masking.url_password_problem(url)
+    if problem:  # before anything else names the URL: it would show in `ps`, shell history and errors
+        raise BadInput("%s: %s" % (source, problem))
     if not url.startswith(("http://", "https://")):
-        raise BadInput("--url must start with http:// or https://, got %r" % url)
+        raise BadInput("%s must start with http:// or https:// (e.g. https://ambari.example.com:8443)" % source)
+    parts = urlsplit(url)
+    try:
+        parts.port
+    except ValueError:
+        raise BadInput("%s: the port is not a number 1-65535 (e.g. https://ambari.example.com:8443)" % source)
+    if not parts.hostname:
+        raise BadInput("%s: no host name (e.g. https://ambari.example.com:8443)" % source)
     return url, cluster
 
 
@@ -242,8 +253,9 @@ def _resolve_host(url):
         socket.getaddrinfo(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80),
                            type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
-        raise BadInput("cannot resolve Ambari's host %r of %s (%s): check --url, AMBARI_URL or "
-                       "deployment.ambari.url" % (parts.hostname, url, exc))
+        reason = exc.strerror if isinstance(exc, socket.gaierror) and exc.strerror else "not a valid host name"
+        raise BadInput("cannot resolve Ambari's host %r (%s): check --url, AMBARI_URL or "
+                       "deployment.ambari.url" % (parts.hostname, reason))
 
 
 def _verify(args, err):

@@ -24,7 +24,7 @@ from collections import OrderedDict
 from mm2_core import javaprops, keycheck, model, names, parse, versions
 from mm2_core import local_kafka as local_kafka_mod
 from mm2_core.config_values import parse_bool, parse_int, text
-from mm2_core.problems import ERROR, ConfigError, problem as Problem
+from mm2_core.problems import ERROR, ConfigError, problem as Problem, without_shadowed_warnings
 
 PROPERTIES_FILE = "connect-mirror-maker.properties"
 SECRETS_FILE = "mm2-secrets.properties"
@@ -133,7 +133,7 @@ def render_topology(topology, hostname, conf_dir):
     builder, problems = _render_entries(topology, hostname)
     errors = [p for p in problems if p.level == ERROR]
     if errors:
-        raise ConfigError(list(topology.problems) + problems)
+        raise ConfigError(without_shadowed_warnings(list(topology.problems) + problems))
     return _finish(topology, builder, hostname, conf_dir, list(topology.problems) + problems)
 
 

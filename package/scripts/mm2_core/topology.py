@@ -24,7 +24,8 @@ from mm2_core.model import (  # noqa: F401
     ALIAS_RE, BOOLEAN_SETTINGS, CLIENT_SECTIONS, CLUSTERS_T, CONNECTION_FIELDS, ENV_T, FLOW_SETTINGS,
     GLOBAL_SETTINGS, INT_SETTINGS, LIST_SETTINGS, POLICY_CLASSES, RESERVED_ALIASES, Cluster, Flow, Topology,
     alias_problem, split_key)
-from mm2_core.problems import ERROR, WARN, Collector, ConfigError, Problem, problem  # noqa: F401
+from mm2_core.problems import (  # noqa: F401
+    ERROR, WARN, Collector, ConfigError, Problem, problem, without_shadowed_warnings)
 
 
 def validate(configurations, kafka_version, local_kafka=None):
@@ -39,7 +40,7 @@ def validate(configurations, kafka_version, local_kafka=None):
     topo.problems = collector.problems
     problems = list(collector.problems)
     problems.extend(render.check_rendering(topo, "mm2-host.invalid"))
-    return _unique(problems)
+    return _unique(without_shadowed_warnings(problems))
 
 
 def driver_targets(configurations, topo):
