@@ -57,16 +57,27 @@ def register(subparsers):
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=_command(ops.status))
 
-    p = subparsers.add_parser("alerts", parents=[common, conn_file], help="this service's alerts with state and text")
+    p = subparsers.add_parser("alerts", parents=[common, conn_file], help="this service's alerts with state and text",
+                              description="List the alerts of %s on every driver host (the process, latency, "
+                                          "lag, heartbeat gap, offset sync, connectors and tasks) with their "
+                                          "state and text. With --fail-on a pipeline can gate on them."
+                                          % names.SERVICE)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--fail-on", choices=("WARNING", "CRITICAL"),
                    help="exit 1 when an alert (not in maintenance) is at this state or worse")
     p.set_defaults(func=_command(ops.alerts))
 
-    p = subparsers.add_parser("check", parents=[common, conn_file], help="run %s and wait" % names.SERVICE_CHECK_ROLE)
+    p = subparsers.add_parser("check", parents=[common, conn_file], help="run %s and wait" % names.SERVICE_CHECK_ROLE,
+                              description="Run the service check (%s): it writes a marker on each source "
+                                          "cluster and waits until it is mirrored on the target. Exit 0 when "
+                                          "it passes, 1 when it fails (its output is shown)."
+                                          % names.SERVICE_CHECK_ROLE)
     p.set_defaults(func=_command(ops.check))
 
-    p = subparsers.add_parser("run", parents=[common, conn_file], help="run a custom command and show its output")
+    p = subparsers.add_parser("run", parents=[common, conn_file], help="run a custom command and show its output",
+                              description="Run one of the service's custom commands (the Service Actions of "
+                                          "the web UI) on driver hosts and print its output: %s." % ", ".join(
+                                              names.CUSTOM_COMMANDS))
     p.add_argument("custom_command", metavar="COMMAND", choices=names.CUSTOM_COMMANDS,
                    help=", ".join(names.CUSTOM_COMMANDS))
     group = p.add_mutually_exclusive_group()
