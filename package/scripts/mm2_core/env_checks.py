@@ -85,6 +85,14 @@ def metrics_scrape_host(value, hostname):
     return hostname if host in ("", "0.0.0.0") else host
 
 
+def hint(name, value):
+    """More to a catalog type error where operators are known to reach for something else."""
+    if name == "mm2_metrics_port" and ":" in text(value):
+        return ("; to listen on one interface only, put its address into kafka-mm2-env/mm2_metrics_host "
+                "(or _HOST for each host's own name)")
+    return ""
+
+
 def env_problems(name, value):
     """[(message)] for one kafka-mm2-env property beyond its catalog type."""
     if name in ("mm2_conf_dir", "mm2_log_dir", "mm2_pid_dir"):

@@ -130,7 +130,7 @@ def catalog_checks(configurations, collector):
             if config_type.name in _VALUE_CHECKED_TYPES:
                 message = catalog_value_problem(config_type[name], props[name])
                 if message:
-                    collector.error(config_type.name, name, message)
+                    collector.error(config_type.name, name, message + env_checks.hint(name, props[name]))
                 elif config_type[name].value_type == "content" and text(props[name]).strip():
                     problem = templates.template_problem(text(props[name]))
                     if problem:

@@ -209,6 +209,11 @@ ENV = ConfigType(names.ENV, "MirrorMaker 2 process environment", [
     Property("mm2_metrics_port", "9405", "Metrics port",
              "HTTP port of the JMX exporter on each driver host.",
              value_type="int", minimum="1024", maximum="65535"),
+    Property("mm2_metrics_host", "", "Metrics bind address",
+             "Interface the exporter listens on. Empty: every interface. _HOST: each host's own name "
+             "(its FQDN's interface, where the alerts of every driver host read it). Or an IPv4 "
+             "address or host name, e.g. 127.0.0.1 (then only this host's alerts read it; use a "
+             "config group per host for a per-host address).", empty_value_valid=True),
     Property("jmx_exporter_jar", "/usr/share/java/jmx_prometheus_javaagent.jar",
              "JMX exporter agent jar",
              "Path on the host, or http(s) URL that install downloads it from, of "
