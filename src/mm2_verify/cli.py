@@ -135,7 +135,7 @@ def _preflight(job_args, job_argv):
                     job_argv += ["--%s-dump-format" % side, detected]
         for flag in ("report", "summary", "plot"):
             preflight.check_output("--" + flag, getattr(job_args, flag, None))
-        preflight.check_java(preflight.pyspark_version())
+        preflight.check_runtime()
     except job.BadInput as exc:
         sys.stderr.write("mm2-verify: bad input: %s\n" % exc)
         return job.EXIT_BAD_INPUT

@@ -46,7 +46,7 @@ def main(argv):
                          "apart)\n" % args.records)
         return 2
     try:
-        preflight.check_java(preflight.pyspark_version())
+        preflight.check_runtime()
     except preflight.Missing as exc:
         sys.stderr.write("mm2-verify demo: cannot run: %s\n" % exc)
         return EXIT_RUNTIME

@@ -68,6 +68,13 @@ def java_major(java):
     return int(match.group(2) or 0) if major == 1 else major
 
 
+def check_runtime(environ=None):
+    """Java first (a wrong JAVA_HOME is the likelier mistake and needs no pyspark to tell), then pyspark,
+    then whether that Java is new enough for that pyspark. Returns the java executable."""
+    java_command(environ)
+    return check_java(pyspark_version(), environ)
+
+
 def check_java(spark_version, environ=None):
     java, origin = java_command(environ)
     major = java_major(java)
