@@ -51,7 +51,7 @@ def _netrc_entry(host, path):
         return None
     except netrc.NetrcParseError as exc:
         # Never exc.msg: it quotes the token netrc choked on, which is often a piece of a password.
-        raise BadInput("the netrc file %s cannot be read: line %s is not 'machine HOST login USER password "
+        raise BadInput("the netrc file %s cannot be read: near line %s, an entry is not 'machine HOST login USER password "
                        "PASSWORD' (a password with spaces or quotes must be written in double quotes, which "
                        "Python 3.10 or newer reads; or give it through AMBARI_PASSWORD)"
                        % (exc.filename or path or "~/.netrc", exc.lineno or "?"))

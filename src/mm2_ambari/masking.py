@@ -83,6 +83,20 @@ def mask_text(text):
     return "\n".join(out)
 
 
+_MESSAGE_PATH = re.compile(r"^([\w.\-\[\]/]+: )(.*)$", re.DOTALL)
+
+
+def mask_message(message):
+    """A validator message ('clusters.east.sasl.password: empty: ...'): the leading key path names the
+    property, it is not a 'key: value' line, so only what follows is masked."""
+    if not isinstance(message, str):
+        return message
+    match = _MESSAGE_PATH.match(message)
+    if match:
+        return match.group(1) + mask_text(match.group(2))
+    return mask_text(message)
+
+
 def _mask_inline(match):
     value = match.group(2)
     if is_secret_ref(value.strip("\"'")) or _PROVIDER_REF.match(value) or value in ("(empty)",):

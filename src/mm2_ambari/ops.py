@@ -459,7 +459,8 @@ def _problem_text(df, problem):
     else:
         where = df.path
     label = "%s/%s" % (config_type, prop) if config_type and prop else (config_type or "")
-    return "%s: %s: %s" % (where, label, masking.mask_text(message)) if label else "%s: %s" % (where, message)
+    return "%s: %s: %s" % (where, label, masking.mask_message(message)) if label else "%s: %s" % (
+        where, masking.mask_message(message))
 
 
 # --- configuration apply ---------------------------------------------------------------------------

@@ -80,7 +80,7 @@ def _render_template(source, context):
 def _problem_text(problem):
     """'type/property: message': the message is masked, never the whole line (a message about a
     password property is about the property, not its value)."""
-    return "%s/%s: %s" % (problem.config_type, problem.name, masking.mask_text(problem.message))
+    return "%s/%s: %s" % (problem.config_type, problem.name, masking.mask_message(problem.message))
 
 
 def _write(path, text, mode):
