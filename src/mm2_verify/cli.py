@@ -159,6 +159,16 @@ def main(argv=None):
     if wrapper.version:
         sys.stdout.write("mm2-verify %s\n" % tools_version())
         return job.EXIT_OK
+    known = [o for parser in (job.build_parser(), wrapper_parser()) for action in parser._actions
+             for o in action.option_strings]
+    unknown = [a for a in job_argv if a.startswith("--") and a != "--" and not any(
+        o.startswith(a.split("=", 1)[0]) for o in known)]
+    if unknown:  # named with a 'did you mean'; values are never echoed (a --*-kafka value may be a secret)
+        from mm2_ambari.cli import unknown_arguments
+        parser = job.build_parser()
+        parser._actions.extend(wrapper_parser()._actions)
+        sys.stderr.write(unknown_arguments("mm2-verify", unknown, parser) + "\n")
+        return job.EXIT_BAD_INPUT
     try:
         job_args = job.parse_args(job_argv)
     except SystemExit as exc:
