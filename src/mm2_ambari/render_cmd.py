@@ -30,6 +30,8 @@ def _templates_dir():
 
 
 TEMPLATES_DIR = _templates_dir()
+# Foreign config types that describe this cluster's Kafka: read only with --kafka-broker-hosts.
+LOCAL_KAFKA_TYPES = ("kafka-broker", "kafka-env", "ranger-kafka-plugin-properties")
 
 
 def register(subparsers):
@@ -111,9 +113,15 @@ def _run(args):
     version, warning = inputs.kafka_version(args.kafka_version, "--kafka-version")
     if warning:
         sys.stderr.write("mm2-ambari render: --kafka-version: %s\n" % warning)
+    brokers = [h.strip() for h in args.kafka_broker_hosts.split(",") if h.strip()]
+    unused = [t for t in LOCAL_KAFKA_TYPES if t in configurations] if not brokers else []
+    if unused:
+        raise BadInput("--configs %s: %s describe%s this cluster's Kafka, which is read only with "
+                       "--kafka-broker-hosts H1,H2 (its brokers; an empty target bootstrap then means them): give "
+                       "--kafka-broker-hosts or remove %s" % (args.configs, ", ".join(unused),
+                                                             "s" if len(unused) == 1 else "", ", ".join(unused)))
     host = args.host or socket.getfqdn()
     conf_dir = topology.text(topology.get(configurations, names.ENV, "mm2_conf_dir"))
-    brokers = [h.strip() for h in args.kafka_broker_hosts.split(",") if h.strip()]
     local = topology.local_kafka_from(configurations, brokers) if brokers else None
     try:
         rendering = render.render_mm2(configurations, str(version), host, conf_dir, local_kafka=local)
