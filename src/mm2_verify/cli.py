@@ -78,16 +78,15 @@ def _take_flag(args, flag):
 
 
 def load_configurations(path):
+    """Ambari's configurations ({type: {property: value}} or a command JSON), checked as
+    `mm2-ambari render --configs` checks them: JSON errors with file:line, unknown types by name."""
+    from mm2_ambari import errors, inputs
     try:
-        with open(path) as handle:
-            data = json.load(handle)
-    except (IOError, OSError, ValueError) as exc:
-        raise job.BadInput("--ambari-config %s: %s" % (path, exc))
-    if isinstance(data, dict) and isinstance(data.get("configurations"), dict):
-        data = data["configurations"]  # a command JSON
-    if not isinstance(data, dict):
-        raise job.BadInput("--ambari-config %s: expected {config type: {property: value}}" % path)
-    return data
+        data = inputs.load_json(path, "--ambari-config", "Ambari's configurations {config type: {property: value}} "
+                                                           "or a command JSON")
+        return inputs.configurations_map(data, path, "--ambari-config")
+    except errors.BadInput as exc:
+        raise job.BadInput("; ".join([str(exc)] + [str(p) for p in exc.problems]))
 
 
 def plan_from_ambari(configurations, kafka_version, job_args):
