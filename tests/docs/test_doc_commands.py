@@ -345,3 +345,17 @@ def test_relative_links_and_anchors_resolve():
             elif anchor and full.endswith(".md") and anchor not in _anchors(full):
                 broken.append("%s: %s (no such heading)" % (page, target))
     assert not broken, "\n".join(broken)
+
+
+# -- versions the docs name are the ones pip installs ----------------------------------------------------
+
+def test_the_pyspark_range_in_the_docs_is_the_verify_extra():
+    with io.open(os.path.join(REPO, "pyproject.toml"), encoding="utf-8") as fh:
+        extra = re.search(r'^verify = \[(.*)\]$', fh.read(), re.M).group(1)
+    wanted = re.search(r'"(pyspark[^"]*)"', extra).group(1)
+    with io.open(os.path.join(REPO, "docs", "verify.md"), encoding="utf-8") as fh:
+        text = fh.read()
+    install_lines = [line for line in text.split("\n") if line.startswith("pip install '.[verify]'")]
+    assert any(wanted in line for line in install_lines), (wanted, install_lines)
+    for named in re.findall(r"pyspark (\d+\.\d+\.\d+)", text):  # a bare version would go stale
+        raise AssertionError("docs/verify.md names pyspark %s; name the range pip installs (%s)" % (named, wanted))
