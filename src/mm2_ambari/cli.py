@@ -5,6 +5,7 @@ Exit codes (for pipelines): 0 ok, 1 the operation failed, 2 bad input.
 import argparse
 import difflib
 import importlib
+import os
 import sys
 
 from mm2_ambari.version import tools_version
@@ -88,7 +89,16 @@ def main(argv=None):
     if extra:
         sys.stderr.write(unknown_arguments("mm2-ambari " + args.command, extra, choices[args.command]) + "\n")
         return EXIT_BAD_INPUT
-    return args.func(args)
+    try:
+        return args.func(args)
+    except Exception as exc:  # a bug: one masked line, the stack trace only when asked for
+        if os.environ.get("MM2_AMBARI_TRACEBACK"):
+            raise
+        from mm2_ambari import masking
+        sys.stderr.write("mm2-ambari %s: internal error: %s: %s (a bug: please report it; "
+                         "MM2_AMBARI_TRACEBACK=1 shows the stack trace)\n"
+                         % (args.command, type(exc).__name__, masking.mask_text(str(exc).split("\n")[0])))
+        return EXIT_FAILED
 
 
 if __name__ == "__main__":

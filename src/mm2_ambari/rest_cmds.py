@@ -6,6 +6,7 @@ Exit codes: 0 ok, 1 the operation failed (Ambari error, failed request, unreacha
 import argparse
 import os
 import socket
+import ssl
 import sys
 import warnings
 from urllib.parse import urlsplit
@@ -247,7 +248,10 @@ def _target(args, df):
         raise BadInput("%s: %s" % (source, problem))
     if not url.startswith(("http://", "https://")):
         raise BadInput("%s must start with http:// or https:// (e.g. https://ambari.example.com:8443)" % source)
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:  # 'Invalid IPv6 URL'
+        raise BadInput("%s is not a URL (%s); e.g. https://ambari.example.com:8443" % (source, exc))
     try:
         parts.port
     except ValueError:
@@ -275,6 +279,11 @@ def _verify(args, err):
     if args.ca_bundle:
         if not os.path.isfile(args.ca_bundle):
             raise BadInput("--ca-bundle %s: no such file" % args.ca_bundle)
+        try:
+            ssl.create_default_context(cafile=args.ca_bundle)
+        except (ssl.SSLError, OSError, ValueError):
+            raise BadInput("--ca-bundle %s: holds no PEM CA certificate (-----BEGIN CERTIFICATE-----); give the "
+                           "CA certificates that signed Ambari's certificate, in PEM" % args.ca_bundle)
         return args.ca_bundle
     if args.insecure:
         print("warning: --insecure: Ambari's TLS certificate is not verified; credentials can be "

@@ -74,6 +74,13 @@ CASES = [
     ("topology key typo", "mm2-ambari", ["validate", "d.yaml"],
      {"d.yaml": DEPLOY_TEXT.replace("\nsettings:", "\nsetings:")}, {}, 2,
      ["unknown top-level key 'setings' (did you mean settings?)"], []),
+    ("--url not a URL", "mm2-ambari", ["status", "--url", "http://[::1", "--cluster", "c"], {},
+     {"AMBARI_USER": "u", "AMBARI_PASSWORD": "p"}, 2, ["--url is not a URL"], []),
+    ("--url without a port number", "mm2-ambari", ["status", "--url", "http://h:abc", "--cluster", "c"], {},
+     {"AMBARI_USER": "u", "AMBARI_PASSWORD": "p"}, 2, ["--url: the port is not a number"], []),
+    ("--ca-bundle not PEM", "mm2-ambari", ["status", "--url", "https://127.0.0.1:1", "--cluster", "c",
+                                           "--ca-bundle", "ca.txt"], {"ca.txt": "not a certificate"},
+     {"AMBARI_USER": "u", "AMBARI_PASSWORD": "p"}, 2, ["--ca-bundle ca.txt: holds no PEM CA certificate"], []),
     # --- 3. no tracebacks for files and paths
     ("render --out onto a file", "mm2-ambari", render(out="taken"), {"c.json": configs(), "taken": "x"},
      {}, 2, ["--out taken: is a file, not a directory"], []),
