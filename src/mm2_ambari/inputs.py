@@ -8,7 +8,8 @@ import difflib
 import json
 import os
 
-from mm2_core import names, versions
+from mm2_core.config import names
+from mm2_core.kafka import versions
 from mm2_ambari.errors import BadInput
 
 # Config types `render --configs` reads: the service's own and the foreign ones the core reads.

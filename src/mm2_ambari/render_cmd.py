@@ -1,6 +1,6 @@
 """`mm2-ambari render`: offline preview of the files the Ambari agent writes on one MM2 host.
 
-Uses the same pure core (mm2_core.render) as the agent, so the properties file and the secrets
+Uses the same pure core (mm2_core.rendering.render) as the agent, so the properties file and the secrets
 file are byte for byte what the agent writes; mm2-env.sh and the log4j file are rendered with
 jinja2 from the same templates (the configured `content` properties, else the mpack's defaults in
 package/templates) the way Ambari's InlineTemplate renders them.
@@ -12,7 +12,9 @@ import os
 import socket
 import sys
 
-from mm2_core import names, render, schema, topology, versions
+from mm2_core.config import config_values, local_kafka, names, problems, schema
+from mm2_core.kafka import versions
+from mm2_core.rendering import render, templates
 from mm2_ambari import inputs, masking
 from mm2_ambari.errors import BadInput
 
@@ -25,7 +27,8 @@ def _templates_dir():
     shipped = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
     if os.path.isfile(os.path.join(shipped, "mm2-env.sh.j2")):
         return shipped
-    return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(render.__file__)),
+    import mm2_core  # package/scripts/mm2_core in a checkout: the templates are in package/templates
+    return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(mm2_core.__file__)),
                                          os.pardir, os.pardir, "templates"))
 
 
@@ -121,11 +124,11 @@ def _run(args):
                        "--kafka-broker-hosts or remove %s" % (args.configs, ", ".join(unused),
                                                              "s" if len(unused) == 1 else "", ", ".join(unused)))
     host = args.host or socket.getfqdn()
-    conf_dir = topology.text(topology.get(configurations, names.ENV, "mm2_conf_dir"))
-    local = topology.local_kafka_from(configurations, brokers) if brokers else None
+    conf_dir = config_values.text(config_values.get(configurations, names.ENV, "mm2_conf_dir"))
+    local = local_kafka.local_kafka_from(configurations, brokers) if brokers else None
     try:
         rendering = render.render_mm2(configurations, str(version), host, conf_dir, local_kafka=local)
-    except topology.ConfigError as exc:
+    except problems.ConfigError as exc:
         sys.stderr.write("The configuration is invalid for Kafka %s:\n" % version)
         for problem in exc.problems:
             if not inputs.is_version_problem(problem, version):
@@ -136,7 +139,7 @@ def _run(args):
             sys.stderr.write("  WARN %s\n" % _problem_text(problem))
     # Everything is rendered in memory first: a template that fails writes nothing at all.
     outputs = [(rendered.name, rendered.text, rendered.mode) for rendered in rendering.files]
-    context = render.template_context(configurations, version, host, conf_dir, args.java_home)
+    context = templates.template_context(configurations, version, host, conf_dir, args.java_home)
     for config_type, prop, file_name in (
             (names.ENV, "content", context["env_file_name"]),
             (names.LOG4J, context["log4j_content_property"], context["log4j_file_name"])):
