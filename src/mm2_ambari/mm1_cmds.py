@@ -64,6 +64,9 @@ def register(subparsers):
                                                            "(default: the service's, 3)")
     p.add_argument("--drop-message-handler", action="store_true",
                    help="import although --message.handler cannot carry over (MM2 copies records unchanged)")
+    p.add_argument("--jaas-file", help="the JAAS file MirrorMaker 1 ran with (KAFKA_OPTS "
+                                       "-Djava.security.auth.login.config=...), for SASL clusters whose property "
+                                       "files have no sasl.jaas.config")
     p.add_argument("--hosts", help="comma-separated MM2 driver hosts for deployment.hosts")
     p.add_argument("--ambari-url", help="deployment.ambari.url")
     p.add_argument("--cluster", help="deployment.ambari.cluster")
@@ -128,9 +131,16 @@ def run_import(args):
     from mm2_ambari import rest_cmds
     try:
         options, consumer, producer = read_mm1(args)
+        jaas = None
+        if args.jaas_file:
+            try:
+                with open(args.jaas_file, encoding="utf-8") as fh:
+                    jaas = (args.jaas_file, fh.read())
+            except OSError as exc:
+                raise BadInput("--jaas-file %s: cannot read it: %s" % (args.jaas_file, exc.strerror or exc))
         imp = plan(args, args.kafka_version, options, consumer, producer, secrets_path=args.secrets_path,
                    instances=args.instances, drop_message_handler=args.drop_message_handler,
-                   replication_factor=args.replication_factor)
+                   replication_factor=args.replication_factor, jaas_file=jaas)
         if args.hosts:
             imp.deployment["hosts"] = [h.strip() for h in args.hosts.split(",") if h.strip()]
         if args.ambari_url or args.cluster:
@@ -188,8 +198,8 @@ def write_import(imp, out, fmt, secrets_out, secrets_path):
         try:
             validate_cmd.validate_file(tmp, imp.deployment["kafka_version"], err=_Lines(errors))
         except BadInput as exc:
-            raise BadInput("the imported flow does not validate (please report this with the MirrorMaker 1 "
-                           "files)", [str(exc)] + exc.problems)
+            raise BadInput("the MM2 flow imported from MirrorMaker 1 does not validate for Kafka %s; nothing "
+                           "written" % imp.deployment["kafka_version"], exc.problems or [str(exc)])
         if secrets_out:
             _write_private(secrets_out, javaprops.dumps(list(imp.secrets.items()),
                                                         header="secrets of the MM2 flow imported from "
@@ -409,17 +419,17 @@ def _topic_partitions(tools, bootstrap, cfg, topic):
 
 
 def _read_offsets_topic(tools, bootstrap, cfg, topic):
-    argv = kafka_tools.console_consumer(tools.home, (3, 0, 0), bootstrap, cfg, topic, timeout_ms=5000) + [
-        "--property", "print.key=true", "--property", "print.partition=true",
-        "--property", "key.separator=\t"]
-    try:
-        out = tools.run(argv, "reading %s" % topic, timeout=TOOL_TIMEOUT)
-    except OperationFailed as exc:
-        # the console consumer exits 1 after --timeout-ms without a record on some versions: read as empty
-        if "TimeoutException" in str(exc) or "Processed a total of" in str(exc):
-            return {}, []
-        raise
-    return mm1_offsets.parse_offsets_records(out)
+    """Every record of the offsets topic up to its current end. A running MM2 writes to it all the time, so
+    the read is bounded by the record count (--max-messages), not only by an idle --timeout-ms."""
+    pattern = _regex_quote(topic)
+    first, last = _offsets(tools, bootstrap, cfg, pattern, "-2"), _offsets(tools, bootstrap, cfg, pattern, "-1")
+    count = sum(max(last[k] - first.get(k, 0), 0) for k in last)
+    if not count:
+        return {}, []
+    argv = kafka_tools.console_consumer(tools.home, (3, 0, 0), bootstrap, cfg, topic, timeout_ms=10000,
+                                        max_messages=count) + [
+        "--property", "print.key=true", "--property", "print.partition=true", "--property", "key.separator=\t"]
+    return mm1_offsets.parse_offsets_records(tools.run(argv, "reading %s" % topic))
 
 
 def _report(imp, group, topic, plan_, target_start, target_end, committed, start):
@@ -434,7 +444,17 @@ def _report(imp, group, topic, plan_, target_start, target_end, committed, start
             row["to_copy"] += max(pos.log_end - max(pos.committed, pos.log_start), 0)
             row["naive_recopy"] += max(min(pos.committed, pos.log_end) - pos.log_start, 0)
     expected_dups = 0
+    warnings = []
     for name, row in by_topic.items():
+        target_parts = len([k for k in target_end if k[0] == name])
+        source_parts = len([k for k in start if k[0] == name])
+        if target_parts and target_parts < source_parts:
+            warnings.append("%s has %d partition(s) on the target and %d on the source: MM2 adds the missing ones "
+                            "and writes each record to its source partition number (MirrorMaker 1 chose by key "
+                            "hash); consumers that rely on key -> partition on the target see that change"
+                            % (name, target_parts, source_parts))
+        elif not target_parts:
+            warnings.append("%s does not exist on the target: MirrorMaker 1 never wrote to it" % name)
         # records MirrorMaker 1 wrote to the target topic beyond what it committed: MM2 copies them again
         on_target = sum(target_end.get(k, 0) - target_start.get(k, 0) for k in target_end if k[0] == name)
         row["target_records"] = on_target
@@ -443,7 +463,8 @@ def _report(imp, group, topic, plan_, target_start, target_end, committed, start
     return {"flow": imp.flow, "group": group, "offsets_topic": topic, "topics": by_topic,
             "positions": len(plan_.positions), "to_write": len(plan_.writes), "already_seeded": len(plan_.already),
             "conflicts": plan_.conflicts, "to_copy": plan_.to_copy, "naive_recopy": plan_.naive,
-            "expected_duplicates": expected_dups, "lost_to_retention": plan_.lost_to_retention}
+            "expected_duplicates": expected_dups, "lost_to_retention": plan_.lost_to_retention,
+            "warnings": warnings}
 
 
 def print_seed_report(report, out):
@@ -466,6 +487,8 @@ def print_seed_report(report, out):
     print("a start without seeding would copy %d record(s) again; MM2 will copy %d new record(s); "
           "expected duplicates (copied by MirrorMaker 1 after its last commit): %d" % (
               report["naive_recopy"], report["to_copy"], report["expected_duplicates"]), file=out)
+    for warning in report.get("warnings", []):
+        print("warning: %s" % warning, file=out)
     if report.get("lost_to_retention"):
         print("warning: %d record(s) MirrorMaker 1 never copied were deleted by the source's retention"
               % report["lost_to_retention"], file=out)

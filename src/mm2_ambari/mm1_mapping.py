@@ -228,8 +228,12 @@ class Import(object):
 
 def plan_import(options, consumer_props, producer_props, kafka_version, source_alias=DEFAULT_SOURCE_ALIAS,
                 target_alias=DEFAULT_TARGET_ALIAS, secrets_path=DEFAULT_SECRETS_PATH, instances=1,
-                drop_message_handler=False, replication_factor=None):
-    """Map parsed MM1 options and its two property dicts to an Import; Mm1InputError lists every problem."""
+                drop_message_handler=False, replication_factor=None, jaas_file=None):
+    """Map parsed MM1 options and its two property dicts to an Import; Mm1InputError lists every problem.
+
+    jaas_file: (path, text) of the JAAS file MirrorMaker 1 got through KAFKA_OPTS
+    (-Djava.security.auth.login.config): its KafkaClient entry serves a SASL cluster whose file has no
+    sasl.jaas.config."""
     problems = []
     imp = Import()
     imp.source, imp.target = source_alias, target_alias
@@ -364,10 +368,11 @@ def plan_import(options, consumer_props, producer_props, kafka_version, source_a
     if not imp.group:
         problems.append("%s: group.id is missing: MirrorMaker 1 cannot consume without a group, and seeding "
                         "MM2's positions needs it" % options.get("consumer.config", "--consumer.config"))
+    client_entry = _kafka_client_entry(jaas_file, problems) if jaas_file else None
     _map_client(options.get("consumer.config", "--consumer.config"), consumer_props, "consumer", source,
-                secrets_path, imp, problems)
+                secrets_path, imp, problems, client_entry)
     _map_client(options.get("producer.config", "--producer.config"), producer_props, "producer", target,
-                secrets_path, imp, problems)
+                secrets_path, imp, problems, client_entry)
     imp.source_bootstrap = source.fields.get("bootstrap.servers")
     imp.target_bootstrap = target.fields.get("bootstrap.servers")
     if replication_factor is not None:
@@ -409,7 +414,17 @@ def _secret_ref(imp, secrets_path, alias, key, value):
     return "${file:%s:%s}" % (secrets_path, ref_key)
 
 
-def _map_client(path, props, kind, cluster, secrets_path, imp, problems):
+def _kafka_client_entry(jaas_file, problems):
+    """The login module line of the KafkaClient entry of a JAAS file, or None (problem reported)."""
+    path, text = jaas_file
+    match = re.search(r"\bKafkaClient\s*\{(.*?)\}\s*;", text, re.S)
+    if not match or not _JAAS.match(match.group(1).strip()):
+        problems.append("--jaas-file %s: no `KafkaClient { <LoginModule> required ...; };` entry in it" % path)
+        return None
+    return match.group(1).strip()
+
+
+def _map_client(path, props, kind, cluster, secrets_path, imp, problems, client_entry=None):
     """One MM1 client file -> connection fields and client overrides of one MM2 cluster."""
     rows, alias = imp.rows, cluster.alias
     known = versions.CONSUMER_KEYS if kind == "consumer" else versions.PRODUCER_KEYS
@@ -482,15 +497,18 @@ def _map_client(path, props, kind, cluster, secrets_path, imp, problems):
             _client_override(opt, shown, kind, key, value, cluster, secrets_path, imp)
     mechanism = cluster.fields.get("sasl.mechanism")
     protocol = cluster.fields.get("security.protocol", "PLAINTEXT")
+    if protocol.startswith("SASL") and "sasl.jaas.config" not in props and client_entry:
+        jaas_fields = _map_jaas("--jaas-file", client_entry, cluster, secrets_path, imp, problems,
+                                "--jaas-file: KafkaClient (%s)" % alias)
     if protocol.startswith("SASL") and not mechanism:
         cluster.fields["sasl.mechanism"] = "GSSAPI"   # Kafka's default mechanism
         rows.append(Row("%s: sasl.mechanism" % _short(path), "(not given)", KEPT,
                         "clusters.%s.sasl.mechanism: GSSAPI" % alias, "Kafka's default mechanism"))
     if mechanism == "GSSAPI" or (protocol.startswith("SASL") and not mechanism):
         if "sasl.kerberos.principal" not in jaas_fields:
-            imp.warnings.append("clusters.%s: Kerberos without a keytab in %s: MM2 logs in with its own service "
-                                "principal (kafka-mm2-env/mm2_principal_name, created by Ambari's Kerberos "
-                                "wizard); give it the ACLs MirrorMaker 1's principal had" % (alias, path))
+            problems.append("%s: Kerberos (GSSAPI) without a keytab and principal in the file: MirrorMaker 1 got "
+                            "them from the JAAS file in KAFKA_OPTS (-Djava.security.auth.login.config=...); pass "
+                            "that file as --jaas-file" % path)
 
 
 def _map_jaas(path, value, cluster, secrets_path, imp, problems, opt):
@@ -515,6 +533,8 @@ def _map_jaas(path, value, cluster, secrets_path, imp, problems, opt):
     elif short == "Krb5LoginModule" and found.get("keyTab") and found.get("principal"):
         cluster.fields["sasl.kerberos.keytab"] = found["keyTab"]
         cluster.fields["sasl.kerberos.principal"] = found["principal"]
+        if found.get("serviceName") and "sasl.kerberos.service.name" not in cluster.fields:
+            cluster.fields["sasl.kerberos.service.name"] = found["serviceName"]
         fields = {"sasl.kerberos.principal": True}
         rows.append(Row(opt, "(%s, %s)" % (short, found["principal"]), CARRIED,
                         "clusters.%s.sasl.kerberos.principal + sasl.kerberos.keytab" % alias,
