@@ -15,8 +15,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 
 import yaml
 
@@ -353,25 +353,29 @@ def seed(args, workdir, log):
     if not committed:
         raise BadInput("consumer group %s has no committed offsets on %s: nothing to continue from" % (group, src))
 
-    # 2. the source topics' extents (what a naive start copies again, what MM2 still has to copy)
+    # 2. the source topics' extents (what a naive start copies again, what MM2 still has to copy), the target's
+    #    copies and MM2's offsets topic: independent reads, run side by side
     topics = sorted(set(t for t, _ in committed))
     pattern = "|".join(_regex_quote(t) for t in topics)
-    start = _offsets(tools, src, source_cfg, pattern, "-2")
-    end = _offsets(tools, src, source_cfg, pattern, "-1")
-    target_start = _offsets(tools, tgt, target_cfg, pattern, "-2")
-    target_end = _offsets(tools, tgt, target_cfg, pattern, "-1")
+    with ThreadPoolExecutor(5) as pool:
+        reads = [pool.submit(_offsets, tools, bootstrap, cfg, what, spec) for bootstrap, cfg, what, spec in (
+            (src, source_cfg, pattern, "-2"), (src, source_cfg, pattern, "-1"), (tgt, target_cfg, pattern, "-2"),
+            (tgt, target_cfg, pattern, "-1"), (tgt, target_cfg, _regex_quote(topic), "-1"))]
+        start, end, target_start, target_end, offsets_end = [r.result() for r in reads]
 
-    # 3. MM2's offsets topic on the target: create it as Connect would, read what it holds
-    partitions = _topic_partitions(tools, tgt, target_cfg, topic)
+    # 3. MM2's offsets topic on the target: create it as Connect would, or read what it holds
+    partitions = len(offsets_end) or None
     created = False
+    stored, raw = {}, []
     if partitions is None and not args.dry_run:
         tools.run(kafka_tools.topics_create(tools.home, tgt, target_cfg, topic,
                                             partitions=mm1_offsets.OFFSETS_TOPIC_PARTITIONS,
                                             replication_factor=args.replication_factor,
                                             configs=mm1_offsets.OFFSETS_TOPIC_CONFIGS),
                   "creating %s on %s" % (topic, tgt))
-        partitions, created = _topic_partitions(tools, tgt, target_cfg, topic), True
-    stored = _read_offsets_topic(tools, tgt, target_cfg, topic)[0] if partitions else {}
+        partitions, created = mm1_offsets.OFFSETS_TOPIC_PARTITIONS, True
+    elif partitions:
+        stored, raw = _read_offsets_topic(tools, tgt, target_cfg, topic, sum(offsets_end.values()))
     seed_plan = mm1_offsets.plan_seed(imp.source, committed, start, end, stored,
                                       partitions or mm1_offsets.OFFSETS_TOPIC_PARTITIONS)
     report = _report(imp, group, topic, seed_plan, target_start, target_end, committed, start)
@@ -390,7 +394,7 @@ def seed(args, workdir, log):
     argv = kafka_tools.console_producer(tools.home, (3, 0, 0), tgt, target_cfg, topic) + [
         "--property", "parse.key=true", "--property", "key.separator=\t"]
     tools.run(argv, "writing positions to %s" % topic, input_text=lines)
-    after, raw = _read_offsets_topic(tools, tgt, target_cfg, topic)
+    after, raw = _read_offsets_topic(tools, tgt, target_cfg, topic, len(raw) + len(seed_plan.writes))
     where = dict(((k, v), p) for p, k, v in raw)
     missing = [key for key, value, part in seed_plan.writes if where.get((key, value)) != part]
     if missing:
@@ -406,28 +410,24 @@ def _regex_quote(topic):
 
 
 def _offsets(tools, bootstrap, cfg, pattern, time_spec):
-    out = tools.run([tools.tool("kafka-get-offsets.sh"), "--bootstrap-server", bootstrap, "--command-config", cfg,
-                     "--topic", pattern, "--time", time_spec], "reading offsets on %s" % bootstrap)
+    """{(topic, partition): offset} at time_spec (-1 latest, -2 earliest); {} when no topic matches."""
+    try:
+        out = tools.run([tools.tool("kafka-get-offsets.sh"), "--bootstrap-server", bootstrap, "--command-config", cfg,
+                         "--topic", pattern, "--time", time_spec], "reading offsets on %s" % bootstrap)
+    except OperationFailed as exc:
+        if "Could not match any topic-partitions" in str(exc):
+            return {}
+        raise
     return mm1_offsets.parse_offsets_by_time(out)
 
 
-def _topic_partitions(tools, bootstrap, cfg, topic):
-    listed = tools.run(kafka_tools.topics_list(tools.home, bootstrap, cfg), "listing topics on %s" % bootstrap)
-    if topic not in kafka_tools.parse_topic_list(listed):
-        return None
-    return len(_offsets(tools, bootstrap, cfg, _regex_quote(topic), "-1")) or None
-
-
-def _read_offsets_topic(tools, bootstrap, cfg, topic):
-    """Every record of the offsets topic up to its current end. A running MM2 writes to it all the time, so
-    the read is bounded by the record count (--max-messages), not only by an idle --timeout-ms."""
-    pattern = _regex_quote(topic)
-    first, last = _offsets(tools, bootstrap, cfg, pattern, "-2"), _offsets(tools, bootstrap, cfg, pattern, "-1")
-    count = sum(max(last[k] - first.get(k, 0), 0) for k in last)
-    if not count:
+def _read_offsets_topic(tools, bootstrap, cfg, topic, at_most):
+    """The records of the offsets topic (at most `at_most`: the sum of its end offsets). A running MM2 writes to it
+    all the time, so the read is bounded by that count (--max-messages), not only by an idle --timeout-ms."""
+    if not at_most:
         return {}, []
-    argv = kafka_tools.console_consumer(tools.home, (3, 0, 0), bootstrap, cfg, topic, timeout_ms=10000,
-                                        max_messages=count) + [
+    argv = kafka_tools.console_consumer(tools.home, (3, 0, 0), bootstrap, cfg, topic, timeout_ms=5000,
+                                        max_messages=at_most) + [
         "--property", "print.key=true", "--property", "print.partition=true", "--property", "key.separator=\t"]
     return mm1_offsets.parse_offsets_records(tools.run(argv, "reading %s" % topic))
 
@@ -492,3 +492,13 @@ def print_seed_report(report, out):
     if report.get("lost_to_retention"):
         print("warning: %d record(s) MirrorMaker 1 never copied were deleted by the source's retention"
               % report["lost_to_retention"], file=out)
+
+
+def markdown_table(rows):
+    """The mapping table as docs/migrate-from-mm1.md shows it (tests/mm1 checks the page against this)."""
+    def cell(text):
+        return str(text).replace("|", "\\|")
+    lines = ["| MirrorMaker 1 | value | status | MirrorMaker 2 | why |", "|---|---|---|---|---|"]
+    for row in rows:
+        lines.append("| " + " | ".join(cell(c) if c else "" for c in row.as_tuple()) + " |")
+    return "\n".join(lines) + "\n"

@@ -571,8 +571,8 @@ def _client_override(opt, shown, kind, key, value, cluster, secrets_path, imp):
     else:
         cluster.client[key] = value.strip()
     imp.rows.append(Row(opt, shown, CARRIED, "clusters.%s.%s.%s" % (cluster.alias, section, key),
-                        "the %s of MM2's replication %s" % ("target producer" if kind == "producer" else
-                                                            "source consumer", kind)))
+                        "a setting of MM2's replication %s on the %s" % (
+                            kind, "target" if kind == "producer" else "source")))
 
 
 def _shown(key, value):

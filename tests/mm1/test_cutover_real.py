@@ -150,19 +150,20 @@ def test_mm1_to_mm2_cutover_without_loss_or_second_copy(clusters, mpack, tmp_pat
         assert "settings.tasks.max: 2" in imported.stdout and "flows[0].topics: orders|payments" in imported.stdout
         step("import-mm1")
 
-        time.sleep(COMMIT_MS / 1000.0 * 2.5)     # a few commits of MirrorMaker 1 behind us
-        os.kill(mm1.pid, 9)
-        mm1.wait(30)
-        step("MirrorMaker 1 killed (-9)")
-
         seed_args = ["seed-from-mm1", "--kafka-home", src.home, "--replication-factor", "1", "--json"] + aliases + \
             ["--"] + mm1_cmd
         refused = mm2_ambari(*seed_args)
         assert refused.returncode == 2 and "MirrorMaker 1 still runs: its group %s has" % GROUP in refused.stderr, \
             refused.stderr
+        step("seed-from-mm1 refused while MirrorMaker 1 runs")
+
+        time.sleep(COMMIT_MS / 1000.0 * 1.5)     # MirrorMaker 1 keeps copying (and committing) a little longer
+        os.kill(mm1.pid, 9)
+        mm1.wait(30)
+        step("MirrorMaker 1 killed (-9)")
         rk.wait_until(lambda: "Empty" in src.tool("kafka-consumer-groups", "--bootstrap-server", src.bootstrap,
                                                   "--describe", "--group", GROUP, "--state").stdout,
-                      60, interval=2, what="MirrorMaker 1's group to lose its members")
+                      90, interval=2, what="MirrorMaker 1's group to lose its members (session.timeout.ms)")
         committed = src.group_offsets(GROUP)
         mm1_wrote = dict((t, tgt.count(t)) for t in TOPICS)
         seeded = mm2_ambari(*seed_args)
