@@ -83,6 +83,9 @@ def register(subparsers):
                         "internal.topics.replication.factor; default %(default)s)")
     s.add_argument("--offsets-topic", help="MM2's offsets topic on the target (default mm2-offsets.<source "
                                            "alias>.internal)")
+    s.add_argument("--connector", default=mm1_offsets.CONNECTOR,
+                   help="the source connector's name in the offsets topic (default %(default)s, what a dedicated "
+                        "MM2 uses; a Connect cluster names it per flow)")
     s.add_argument("--group", help="MirrorMaker 1's consumer group (default: group.id of --consumer.config)")
     s.add_argument("--dry-run", action="store_true", help="read and report, write nothing")
     s.add_argument("--force", action="store_true", help="overwrite positions MM2 already has for this flow "
@@ -367,6 +370,7 @@ def seed(args, workdir, log):
     partitions = len(offsets_end) or None
     created = False
     stored, raw = {}, []
+    connector = args.connector
     if partitions is None and not args.dry_run:
         tools.run(kafka_tools.topics_create(tools.home, tgt, target_cfg, topic,
                                             partitions=mm1_offsets.OFFSETS_TOPIC_PARTITIONS,
@@ -375,9 +379,9 @@ def seed(args, workdir, log):
                   "creating %s on %s" % (topic, tgt))
         partitions, created = mm1_offsets.OFFSETS_TOPIC_PARTITIONS, True
     elif partitions:
-        stored, raw = _read_offsets_topic(tools, tgt, target_cfg, topic, sum(offsets_end.values()))
+        stored, raw = _read_offsets_topic(tools, tgt, target_cfg, topic, sum(offsets_end.values()), connector)
     seed_plan = mm1_offsets.plan_seed(imp.source, committed, start, end, stored,
-                                      partitions or mm1_offsets.OFFSETS_TOPIC_PARTITIONS)
+                                      partitions or mm1_offsets.OFFSETS_TOPIC_PARTITIONS, connector)
     report = _report(imp, group, topic, seed_plan, target_start, target_end, committed, start)
     report["offsets_topic_created"] = created
     if seed_plan.conflicts and not args.force:
@@ -394,7 +398,7 @@ def seed(args, workdir, log):
     argv = kafka_tools.console_producer(tools.home, (3, 0, 0), tgt, target_cfg, topic) + [
         "--property", "parse.key=true", "--property", "key.separator=\t"]
     tools.run(argv, "writing positions to %s" % topic, input_text=lines)
-    after, raw = _read_offsets_topic(tools, tgt, target_cfg, topic, len(raw) + len(seed_plan.writes))
+    after, raw = _read_offsets_topic(tools, tgt, target_cfg, topic, len(raw) + len(seed_plan.writes), connector)
     where = dict(((k, v), p) for p, k, v in raw)
     missing = [key for key, value, part in seed_plan.writes if where.get((key, value)) != part]
     if missing:
@@ -421,7 +425,7 @@ def _offsets(tools, bootstrap, cfg, pattern, time_spec):
     return mm1_offsets.parse_offsets_by_time(out)
 
 
-def _read_offsets_topic(tools, bootstrap, cfg, topic, at_most):
+def _read_offsets_topic(tools, bootstrap, cfg, topic, at_most, connector):
     """The records of the offsets topic (at most `at_most`: the sum of its end offsets). A running MM2 writes to it
     all the time, so the read is bounded by that count (--max-messages), not only by an idle --timeout-ms."""
     if not at_most:
@@ -429,7 +433,7 @@ def _read_offsets_topic(tools, bootstrap, cfg, topic, at_most):
     argv = kafka_tools.console_consumer(tools.home, (3, 0, 0), bootstrap, cfg, topic, timeout_ms=5000,
                                         max_messages=at_most) + [
         "--property", "print.key=true", "--property", "print.partition=true", "--property", "key.separator=\t"]
-    return mm1_offsets.parse_offsets_records(tools.run(argv, "reading %s" % topic))
+    return mm1_offsets.parse_offsets_records(tools.run(argv, "reading %s" % topic), connector)
 
 
 def _report(imp, group, topic, plan_, target_start, target_end, committed, start):
