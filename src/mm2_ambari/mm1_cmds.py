@@ -210,6 +210,9 @@ def write_import(imp, out, fmt, secrets_out, secrets_path):
                                                                % secrets_path))
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)     # no secret in it: an ordinary file, not mkstemp's 0600
         os.replace(tmp, out)
     finally:
         if os.path.exists(tmp):
@@ -332,6 +335,7 @@ def seed(args, workdir, log):
     """Read MM1's group, MM2's offsets topic and the topics' extents; write what is missing. Returns the report."""
     options, consumer, producer = read_mm1(args)
     # the same mapping as import-mm1: bootstraps, aliases and group come from the same place
+    # (the version only gates the identity policy, which seeding does not need)
     imp = plan(args, "3.9.0", options, consumer, producer, drop_message_handler=True)
     group = args.group or imp.group
     tools = Tools(args.kafka_home, workdir)
