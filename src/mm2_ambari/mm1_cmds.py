@@ -364,11 +364,12 @@ def seed(args, workdir, log):
     #    copies and MM2's offsets topic: independent reads, run side by side
     topics = sorted(set(t for t, _ in committed))
     pattern = "|".join(_regex_quote(t) for t in topics)
-    with ThreadPoolExecutor(5) as pool:
+    with ThreadPoolExecutor(6) as pool:
         reads = [pool.submit(_offsets, tools, bootstrap, cfg, what, spec) for bootstrap, cfg, what, spec in (
             (src, source_cfg, pattern, "-2"), (src, source_cfg, pattern, "-1"), (tgt, target_cfg, pattern, "-2"),
-            (tgt, target_cfg, pattern, "-1"), (tgt, target_cfg, _regex_quote(topic), "-1"))]
-        start, end, target_start, target_end, offsets_end = [r.result() for r in reads]
+            (tgt, target_cfg, pattern, "-1"), (tgt, target_cfg, _regex_quote(topic), "-2"),
+            (tgt, target_cfg, _regex_quote(topic), "-1"))]
+        start, end, target_start, target_end, offsets_start, offsets_end = [r.result() for r in reads]
 
     # 3. MM2's offsets topic on the target: create it as Connect would, or read what it holds
     partitions = len(offsets_end) or None
@@ -383,7 +384,8 @@ def seed(args, workdir, log):
                   "creating %s on %s" % (topic, tgt))
         partitions, created = mm1_offsets.OFFSETS_TOPIC_PARTITIONS, True
     elif partitions:
-        stored, raw = _read_offsets_topic(tools, tgt, target_cfg, topic, sum(offsets_end.values()), connector)
+        stored, raw = _read_offsets_topic(tools, tgt, target_cfg, topic, connector, _by_partition(offsets_start),
+                                          _by_partition(offsets_end))
     seed_plan = mm1_offsets.plan_seed(imp.source, committed, start, end, stored,
                                       partitions or mm1_offsets.OFFSETS_TOPIC_PARTITIONS, connector)
     report = _report(imp, group, topic, seed_plan, target_start, target_end, committed, start)
@@ -402,7 +404,9 @@ def seed(args, workdir, log):
     argv = kafka_tools.console_producer(tools.home, (3, 0, 0), tgt, target_cfg, topic) + [
         "--property", "parse.key=true", "--property", "key.separator=\t"]
     tools.run(argv, "writing positions to %s" % topic, input_text=lines)
-    after, raw = _read_offsets_topic(tools, tgt, target_cfg, topic, len(raw) + len(seed_plan.writes), connector)
+    written_end = _by_partition(_offsets(tools, tgt, target_cfg, _regex_quote(topic), "-1"))
+    after, raw = _read_offsets_topic(tools, tgt, target_cfg, topic, connector, _by_partition(offsets_start),
+                                     written_end)
     where = dict(((k, v), p) for p, k, v in raw)
     missing = [key for key, value, part in seed_plan.writes if where.get((key, value)) != part]
     if missing:
@@ -429,15 +433,27 @@ def _offsets(tools, bootstrap, cfg, pattern, time_spec):
     return mm1_offsets.parse_offsets_by_time(out)
 
 
-def _read_offsets_topic(tools, bootstrap, cfg, topic, at_most, connector):
-    """The records of the offsets topic (at most `at_most`: the sum of its end offsets). A running MM2 writes to it
-    all the time, so the read is bounded by that count (--max-messages), not only by an idle --timeout-ms."""
+def _by_partition(offsets):
+    return dict((p, off) for (_t, p), off in offsets.items())
+
+
+def _read_offsets_topic(tools, bootstrap, cfg, topic, connector, log_start, log_end, attempts=3):
+    """The records of the offsets topic up to log_end. A read counts only when it saw the last record of every
+    non-empty partition: an empty or short read (a slow consumer start) is never taken for "MM2 has no
+    positions". Bounded by the record count (--max-messages), since a running MM2 writes all the time."""
+    at_most = sum(max(end - log_start.get(p, 0), 0) for p, end in log_end.items())
     if not at_most:
         return {}, []
-    argv = kafka_tools.console_consumer(tools.home, (3, 0, 0), bootstrap, cfg, topic, timeout_ms=5000,
-                                        max_messages=at_most) + [
-        "--property", "print.key=true", "--property", "print.partition=true", "--property", "key.separator=\t"]
-    return mm1_offsets.parse_offsets_records(tools.run(argv, "reading %s" % topic), connector)
+    for attempt in range(attempts):
+        argv = kafka_tools.console_consumer(tools.home, (3, 0, 0), bootstrap, cfg, topic,
+                                            timeout_ms=10000 * (attempt + 1), max_messages=at_most) + [
+            "--property", "print.key=true", "--property", "print.partition=true", "--property", "print.offset=true",
+            "--property", "key.separator=\t"]
+        positions, raw, last = mm1_offsets.parse_offsets_records(tools.run(argv, "reading %s" % topic), connector)
+        if mm1_offsets.read_complete(last, log_start, log_end):
+            return positions, raw
+    raise OperationFailed("could not read %s to its end (%d attempts): run the command again (it writes only what "
+                          "is missing)" % (topic, attempts))
 
 
 def _report(imp, group, topic, plan_, target_start, target_end, committed, start):

@@ -198,15 +198,25 @@ def parse_group_state(output, group):
 
 def parse_offsets_records(output, connector=CONNECTOR):
     """{(cluster, topic, partition): offset} of `connector` from console-consumer lines
-    `Partition:<n><TAB><key><TAB><value>` of an offsets topic, in read order (later records win, a
-    tombstone removes). Returns (positions, [(partition, key, value)])."""
-    positions, raw = {}, []
+    `Partition:<n>[<TAB>Offset:<m>]<TAB><key><TAB><value>` of an offsets topic, in read order (later records win,
+    a tombstone removes). Returns (positions, [(partition, key, value)], {partition: highest offset read})."""
+    positions, raw, last = {}, [], {}
     for line in output.splitlines():
         parts = line.split("\t")
+        if len(parts) == 4 and parts[1].startswith("Offset:"):
+            offset_field = parts.pop(1)
+            try:
+                read_offset = int(offset_field[len("Offset:"):])
+            except ValueError:
+                continue
+        else:
+            read_offset = None
         if len(parts) != 3 or not parts[0].startswith("Partition:"):
             continue
         partition, key, value = int(parts[0][len("Partition:"):]), parts[1], parts[2]
         raw.append((partition, key, value))
+        if read_offset is not None:
+            last[partition] = max(last.get(partition, -1), read_offset)
         parsed = parse_key(key)
         if parsed is None or parsed[0] != connector:
             continue
@@ -215,7 +225,12 @@ def parse_offsets_records(output, connector=CONNECTOR):
             positions.pop(parsed[1:], None)
         else:
             positions[parsed[1:]] = offset
-    return positions, raw
+    return positions, raw, last
+
+
+def read_complete(last_read, log_start, log_end):
+    """True when a read saw the last record of every non-empty partition ({partition: offset} maps)."""
+    return all(last_read.get(p, -1) >= end - 1 for p, end in log_end.items() if end > log_start.get(p, 0))
 
 
 def parse_offsets_by_time(output):

@@ -37,3 +37,13 @@ def test_offsets_topic_lines_later_records_win_and_tombstones_remove():
         key, key, other)
     assert mo.parse_offsets_records(lines)[0] == {("dc1", "t", 0): 9}
     assert mo.parse_offsets_records(lines + "Partition:3\t%s\tnull\n" % key)[0] == {}
+
+
+def test_a_short_read_of_the_offsets_topic_is_never_taken_for_no_positions():
+    key = mo.source_partition_key("dc1", "t", 0)
+    lines = "Partition:3\tOffset:0\t%s\t{\"offset\":4}\nPartition:3\tOffset:7\t%s\t{\"offset\":9}\n" % (key, key)
+    positions, raw, last = mo.parse_offsets_records(lines)
+    assert positions == {("dc1", "t", 0): 9} and last == {3: 7} and len(raw) == 2
+    assert mo.read_complete(last, {3: 0}, {3: 8, 5: 0})          # partition 5 is empty
+    assert not mo.read_complete(last, {3: 0}, {3: 8, 5: 2})      # partition 5 has records the read did not see
+    assert not mo.read_complete({}, {}, {3: 8})                  # an empty read of a non-empty topic
