@@ -20,7 +20,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import yaml
 
-from mm2_core import javaprops, kafka_tools, names
+from mm2_core.config import names
+from mm2_core.formats import javaprops
+from mm2_core.host import kafka_tools
 from mm2_ambari import mm1_mapping, mm1_offsets
 from mm2_ambari.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, BadInput, OperationFailed
 

@@ -20,8 +20,9 @@ import difflib
 import re
 from collections import OrderedDict
 
-from mm2_core import model, versions
-from mm2_core.javaregex import java_regex_error
+from mm2_core.kafka import versions
+from mm2_core.model import topology as model
+from mm2_core.formats.javaregex import java_regex_error
 
 # --- MirrorMaker 1's command line ------------------------------------------------------------------
 # name -> (takes a value, default shown in the table)
