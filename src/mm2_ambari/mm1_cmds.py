@@ -12,9 +12,11 @@ seed-from-mm1   after MirrorMaker 1 stopped and before MM2's first start: writes
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 
@@ -305,6 +307,38 @@ class Tools(object):
     def tool(self, name):
         return kafka_tools.tool(self.home, name)
 
+    def read_until(self, argv, done, timeout=TOOL_TIMEOUT):
+        """Run a reading tool until done(line) returns True for a line, it exits, or timeout; then stop it (its
+        process group: this tool's JVM only). Returns the output read."""
+        env = dict(os.environ)
+        env.setdefault("KAFKA_HEAP_OPTS", "-Xmx256m")
+        env["LOG_DIR"] = os.path.join(self.dir, "logs")
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                                text=True, env=env, start_new_session=True)
+        chunks, finished = [], threading.Event()
+
+        def pump():
+            for line in proc.stdout:
+                chunks.append(line)
+                if done(line):
+                    break
+            finished.set()
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
+        finished.wait(timeout)
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait(10)
+            except (OSError, subprocess.TimeoutExpired):
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+                proc.wait(10)
+        reader.join(5)
+        return "".join(chunks)
+
 
 def _tail(text, chars=600):
     lines = [l for l in (text or "").splitlines() if l.strip() and not l.startswith("WARNING")]
@@ -439,20 +473,29 @@ def _by_partition(offsets):
     return dict((p, off) for (_t, p), off in offsets.items())
 
 
-def _read_offsets_topic(tools, bootstrap, cfg, topic, connector, log_start, log_end, attempts=3):
-    """The records of the offsets topic up to log_end. A read counts only when it saw the last record of every
-    non-empty partition: an empty or short read (a slow consumer start) is never taken for "MM2 has no
-    positions". Bounded by the record count (--max-messages), since a running MM2 writes all the time."""
-    at_most = sum(max(end - log_start.get(p, 0), 0) for p, end in log_end.items())
-    if not at_most:
+def _read_offsets_topic(tools, bootstrap, cfg, topic, connector, log_start, log_end, attempts=2):
+    """The records of the offsets topic up to log_end (its end offsets before the read). The read ends as soon as it
+    has seen the last record of every non-empty partition (a running MM2 writes to the topic all the time, so it is
+    never idle); an empty or short read (a slow consumer start) is never taken for "MM2 has no positions"."""
+    if not any(end > log_start.get(p, 0) for p, end in log_end.items()):
         return {}, []
-    for attempt in range(attempts):
-        argv = kafka_tools.console_consumer(tools.home, (3, 0, 0), bootstrap, cfg, topic,
-                                            timeout_ms=10000 * (attempt + 1), max_messages=at_most) + [
-            "--property", "print.key=true", "--property", "print.partition=true", "--property", "print.offset=true",
-            "--property", "key.separator=\t"]
-        positions, raw, last = mm1_offsets.parse_offsets_records(tools.run(argv, "reading %s" % topic), connector)
-        if mm1_offsets.read_complete(last, log_start, log_end):
+    argv = kafka_tools.console_consumer(tools.home, (3, 0, 0), bootstrap, cfg, topic, timeout_ms=30000) + [
+        "--property", "print.key=true", "--property", "print.partition=true", "--property", "print.offset=true",
+        "--property", "key.separator=\t"]
+
+    for _attempt in range(attempts):
+        last = {}
+
+        def done(line):
+            fields = line.split("\t", 2)
+            if len(fields) == 3 and fields[0].startswith("Partition:") and fields[1].startswith("Offset:"):
+                partition, offset = int(fields[0][10:]), int(fields[1][7:])
+                last[partition] = max(last.get(partition, -1), offset)
+                return offset >= log_end.get(partition, 0) - 1 and mm1_offsets.read_complete(last, log_start, log_end)
+            return False
+        text = tools.read_until(argv, done)
+        positions, raw, seen = mm1_offsets.parse_offsets_records(text, connector)
+        if mm1_offsets.read_complete(seen, log_start, log_end):
             return positions, raw
     raise OperationFailed("could not read %s to its end (%d attempts): run the command again (it writes only what "
                           "is missing)" % (topic, attempts))
