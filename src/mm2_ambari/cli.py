@@ -17,6 +17,7 @@ SUBCOMMAND_MODULES = (
     "mm2_ambari.render_cmd",
     "mm2_ambari.rest_cmds",
     "mm2_ambari.validate_cmd",
+    "mm2_ambari.mm1_cmds",
 )
 
 

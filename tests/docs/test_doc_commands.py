@@ -197,6 +197,7 @@ RULES = [
      a[-1] in ("--help", "--version"), "run"),
     ("mm2-ambari render runs", lambda a: a[:2] == ["mm2-ambari", "render"], "run"),
     ("mm2-ambari validate runs (offline)", lambda a: a[:2] == ["mm2-ambari", "validate"], "run"),
+    ("mm2-ambari import-mm1 runs (offline)", lambda a: a[:2] == ["mm2-ambari", "import-mm1"], "run"),
     ("mm2-verify --print-spark-submit runs", lambda a: a[0] == "mm2-verify" and "--print-spark-submit" in a,
      "run"),
     ("mm2-verify demo (needs pyspark and Java; run by tests/verify/test_demo.py)",
