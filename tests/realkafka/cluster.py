@@ -15,7 +15,7 @@ import time
 
 TESTS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO_ROOT = os.path.dirname(TESTS_DIR)
-SHARED_DIR = os.path.join(os.path.dirname(REPO_ROOT), "shared")
+SHARED_DIR = os.environ.get("MM2_SHARED_DIR") or os.path.join(os.path.dirname(REPO_ROOT), "shared")
 DEFAULT_KAFKA = os.path.join(SHARED_DIR, "kafka", "kafka_2.13-3.9.0")
 KAFKA_HOME_ENV = "MM2_TEST_KAFKA_HOME"
 JAVA_CANDIDATES = ("/usr/lib/jvm/java-17-openjdk-amd64", "/usr/lib/jvm/java-17-openjdk-arm64")
