@@ -36,11 +36,13 @@ def topics_list(kafka_home, bootstrap, config_path):
 
 
 def topics_create(kafka_home, bootstrap, config_path, topic, partitions=1, replication_factor=None,
-                  configs=None):
-    """Create a topic if missing; replication_factor None lets the brokers choose (KIP-464)."""
+                  configs=None, if_not_exists=True):
+    """Create a topic if missing; replication_factor None lets the brokers choose (KIP-464).
+    if_not_exists False where the version refuses --if-not-exists with --bootstrap-server
+    (versions.TOPICS_IF_NOT_EXISTS_WITH_BOOTSTRAP): the caller then accepts "already exists"."""
     args = [tool(kafka_home, "kafka-topics.sh"), "--bootstrap-server", bootstrap,
-            "--command-config", config_path, "--create", "--if-not-exists", "--topic", topic,
-            "--partitions", str(partitions)]
+            "--command-config", config_path, "--create"] + (["--if-not-exists"] if if_not_exists else []) + [
+            "--topic", topic, "--partitions", str(partitions)]
     if replication_factor is not None:
         args += ["--replication-factor", str(replication_factor)]
     for key in sorted(configs or {}):
