@@ -16,7 +16,7 @@ import subprocess
 import threading
 import time
 
-from mm2_core import versions
+from mm2_core import kafka_tools, versions
 from realkafka import dists
 
 TESTS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -399,8 +399,10 @@ class KafkaCluster(_ChildJvm):
     def produce(self, topic, records, timeout=120):
         """records: iterable of (key, value) strings without tabs/newlines; acks=all, so they are durable on return."""
         lines = "".join("%s\t%s\n" % (k, v) for k, v in records)
-        args = ["--bootstrap-server", self.bootstrap, "--topic", topic, "--producer-property", "acks=all",
-                "--property", "parse.key=true", "--property", "key.separator=\t"]
+        opt = kafka_tools.console_options(self.version, "producer")
+        flag = "--bootstrap-server" if self.version >= kafka_tools.PRODUCER_BOOTSTRAP_VERSION else "--broker-list"
+        args = [flag, self.bootstrap, "--topic", topic, opt["client_property"], "acks=all",
+                opt["format_property"], "parse.key=true", opt["format_property"], "key.separator=\t"]
         self.tool("kafka-console-producer", *args, input=lines, timeout=timeout)
 
     def produce_n(self, topic, n, prefix="r", start=0):
@@ -428,7 +430,9 @@ class KafkaCluster(_ChildJvm):
         """Up to max_records (key, value) pairs; stops after timeout_ms without a record.
         partition/offset: read that partition from that offset instead."""
         args = ["--bootstrap-server", self.bootstrap, "--topic", topic, "--max-messages", str(max_records),
-                "--timeout-ms", str(timeout_ms), "--property", "print.key=true", "--property", "key.separator=\t"]
+                "--timeout-ms", str(timeout_ms), kafka_tools.console_options(self.version, "consumer")["format_property"],
+                "print.key=true", kafka_tools.console_options(self.version, "consumer")["format_property"],
+                "key.separator=\t"]
         if partition is not None:
             args += ["--partition", str(partition), "--offset", str(offset or 0)]
         elif from_beginning:

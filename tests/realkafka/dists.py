@@ -38,7 +38,7 @@ SHARED_DIR = os.environ.get("MM2_SHARED_DIR") or os.path.join(os.path.dirname(RE
 KAFKA_BIN = os.path.join(SHARED_DIR, "kafka-bin")
 CACHE_ENV = "MM2_KAFKA_DIST_CACHE"
 STAMP = "mm2-dist.json"
-STAMP_FORMAT = 1
+STAMP_FORMAT = 2
 MVN_TIMEOUT = 1800
 
 _LOG4J1_2X = [("log4j", "log4j", "1.2.17")]
@@ -244,6 +244,7 @@ _LOG4J2_YAML = """Configuration:
   Appenders:
     Console:
       name: STDOUT
+      target: %(console)s
       PatternLayout:
         pattern: "${logPattern}"
 %(files)s
@@ -255,7 +256,7 @@ _LOG4J2_YAML = """Configuration:
 %(loggers)s"""
 
 
-def _log4j2_config(files, root="INFO", loggers=""):
+def _log4j2_config(files, root="INFO", loggers="", console="SYSTEM_OUT"):
     """A log4j2 YAML: the console plus daily-rolled files [(appender name, file name)] under kafka.logs.dir."""
     blocks = []
     if files:
@@ -268,7 +269,7 @@ def _log4j2_config(files, root="INFO", loggers=""):
                           % (name, fname, fname))
     refs = "        - ref: STDOUT\n" + "".join("        - ref: %s\n" % n for n, _ in files[:1])
     return _LOG4J2_YAML % {"files": "\n".join(blocks), "root": root, "refs": refs.rstrip("\n"),
-                           "loggers": loggers}
+                           "loggers": loggers, "console": console}
 
 
 def _adapt_for_log4j2(home):
@@ -279,7 +280,7 @@ def _adapt_for_log4j2(home):
     with open(os.path.join(conf, "connect-log4j2.yaml"), "w") as fh:
         fh.write(_log4j2_config([("connectAppender", "connect.log")]))
     with open(os.path.join(conf, "tools-log4j2.yaml"), "w") as fh:
-        fh.write(_log4j2_config([], root="WARN"))
+        fh.write(_log4j2_config([], root="WARN", console="SYSTEM_ERR"))   # tools print records on stdout
     edits = {
         "kafka-server-start.sh": ("-Dlog4j.configuration=file:$base_dir/../config/log4j.properties",
                                   "-Dlog4j2.configurationFile=$base_dir/../config/log4j2.yaml"),

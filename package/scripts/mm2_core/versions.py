@@ -113,6 +113,7 @@ JAVA17 = "java17"
 TOPICS_IF_NOT_EXISTS_WITH_BOOTSTRAP = "topics-if-not-exists-with-bootstrap"
 SIMPLE_GROUP_CHECKPOINTS = "simple-group-checkpoints"
 CHECKPOINTS_ONLY_WHEN_CHANGED = "checkpoints-only-when-changed"
+CONSOLE_COMMAND_OPTIONS = "console-command-options"
 
 FEATURES = {
     EXCLUDE_KEYS: ("2.7.0", None, "topics.exclude / groups.exclude / config.properties.exclude (KIP-629)"),
@@ -144,6 +145,11 @@ FEATURES = {
     CHECKPOINTS_ONLY_WHEN_CHANGED: ("3.4.1", None,
                                     "the checkpoint task emits a checkpoint only when it changed "
                                     "(checkpointIsMoreRecent); before, every interval re-emits all of them"),
+    CONSOLE_COMMAND_OPTIONS: ("4.2.0", None,
+                              "console producer/consumer take --command-config, --command-property, "
+                              "--formatter-property / --reader-property; --consumer.config, --producer.config, "
+                              "--consumer-property, --producer-property and --property are deprecated (to go in "
+                              "5.0) and print a warning"),
 }
 
 
