@@ -8,6 +8,7 @@ owned by the MM2 user, removed when done. Passwords never appear on a command li
 import os
 import shutil
 import tempfile
+import time
 
 from resource_management.core.exceptions import Fail
 from resource_management.core.logger import Logger
@@ -68,6 +69,7 @@ class ToolResult(object):
         self.out = text(out or u"")
         self.err = text(err or u"")
         self.note = None   # read_recent: why the records read may be incomplete
+        self.read_started = None   # read_recent without end offsets: when the read from the beginning began
 
     @property
     def ok(self):
@@ -262,9 +264,11 @@ class KafkaCli(object):
             why = "end offsets unknown (%s)" % (res.problem() if not res.ok else "no partitions")
         else:
             why = "Kafka %s has no kafka-get-offsets" % ".".join(str(v) for v in self.version)
+        started = time.time()
         result = self.run(kafka_tools.console_consumer(self.home, self.version, self.bootstrap(alias),
                                                        self.config(alias), topic, mode=mode, timeout_ms=QUIET_MS),
                           timeout=window_seconds, keep_output=True)
+        result.read_started = started
         if result.code == 124:
             result.note = ("%s; read %s on %s from the beginning for %ss only: older records may be all that was "
                            "seen" % (why, topic, alias, window_seconds))
