@@ -6,6 +6,7 @@ SERVICE_CHECK, REPLICATION_STATUS, EXPORT_TRANSLATED_OFFSETS, VERIFY_REPLICATION
 (healthy, target down, process killed), STOP/START with nothing lost, kill -9 and recovery.
 """
 import os
+import re
 import sys
 import time
 import uuid
@@ -127,6 +128,17 @@ def test_one_way_dr_full_lifecycle(line, policy, mpack, kafka_pool, drivers, tmp
     a.produce_n(topic, N, prefix="p1")
     wait_count(b, target_topic, N)
     assert sorted(keys(b, target_topic, N)) == sorted("p1-%d" % i for i in range(N))
+
+    if versions.supports(version, versions.LOG4J2):
+        # 4.x: log4j2 only, on Java 17; the rendered YAML is what MM2 logs through
+        assert os.path.isfile(os.path.join(d.conf_dir, "log4j2.yaml"))
+        assert not os.path.exists(os.path.join(d.conf_dir, "log4j.properties"))
+        with open("/proc/%d/cmdline" % d.pid()) as fh:
+            assert "-Dlog4j2.configurationFile=" in fh.read()
+    # what MM2 of this version says it ignored: keys it was given but no config of it defines
+    with open(d.log_file) as fh:
+        unknown = sorted(set(re.findall(r"The configuration '([^']+)' was supplied but isn't a known config", fh.read())))
+    step("MM2 %s: supplied but not known: %s" % (version, ", ".join(unknown) or "none"))
 
     step('SERVICE_CHECK')
     # -- SERVICE_CHECK (marker record through the flow)
