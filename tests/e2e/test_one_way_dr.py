@@ -15,7 +15,8 @@ import pytest
 
 from conftest import require_line
 from e2e import agent
-from mm2_core import names, versions
+from mm2_core.config import names
+from mm2_core.kafka import versions
 from realkafka import artifacts
 from realkafka import cluster as rk
 

@@ -16,7 +16,8 @@ import subprocess
 import threading
 import time
 
-from mm2_core import kafka_tools, versions
+from mm2_core.host import kafka_tools
+from mm2_core.kafka import versions
 from realkafka import dists
 
 TESTS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from mm2_core import kafka_keys, versions
+from mm2_core.kafka import kafka_keys, versions
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

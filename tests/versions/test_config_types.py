@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from mm2_core import versions
+from mm2_core.kafka import versions
 from realkafka import cluster as rk
 from realkafka import dists
 from versions.conftest import matrix_versions
