@@ -319,8 +319,11 @@ REPLICATION = ConfigType(names.REPLICATION, "Replication flows (simple mode) and
     Property("sync.topic.configs.enabled", "true", "Sync topic configs",
              "Copy topic configuration changes to mirrored topics.", value_type="boolean",
              overridable=False),
-    Property("sync.topic.acls.enabled", "true", "Sync topic ACLs",
-             "Copy topic ACLs to the target. Turned off when Ranger authorizes Kafka.",
+    Property("sync.topic.acls.enabled", "false", "Sync topic ACLs",
+             "Copy topic ACLs to the target. Turn on only when both clusters run an authorizer that serves "
+             "Kafka's ACL API (authorizer.class.name: AclAuthorizer or StandardAuthorizer): without one MM2 "
+             "logs an ERROR (SecurityDisabledException) at every ACL sync. Turned off when Ranger authorizes "
+             "Kafka.",
              value_type="boolean", overridable=False,
              depends_on=(("ranger-kafka-plugin-properties", "ranger-kafka-plugin-enabled"),)),
     Property("offset-syncs.topic.location", "source", "Offset-syncs topic location",

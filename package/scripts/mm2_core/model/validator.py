@@ -74,6 +74,13 @@ def _check_settings(topo, collector):
     for name in LIST_SETTINGS:
         _check_patterns(collector, _setting_where(topo, name), name, topo.settings.get(name, ""))
     _check_intervals(topo, collector, topo.settings, lambda n: _setting_where(topo, n))
+    if not versions.supports(version, versions.SIMPLE_GROUP_CHECKPOINTS):
+        collector.warn(REPLICATION_T, "groups",
+                       "Kafka %s's MirrorMaker 2 checkpoints only consumer groups that use the group protocol "
+                       "(subscribe()); groups that commit offsets with assign() (or whose offsets were set with "
+                       "kafka-consumer-groups --reset-offsets) get no checkpoints, so EXPORT_TRANSLATED_OFFSETS "
+                       "and the offset sync have nothing for them; Kafka %s and newer checkpoint them too"
+                       % (version, versions.feature_first(versions.SIMPLE_GROUP_CHECKPOINTS).line))
     if topo.ranger and parse_bool(topo.settings.get("sync.topic.acls.enabled")):
         config_type, prop = _setting_where(topo, "sync.topic.acls.enabled")
         collector.warn(config_type, prop, "Ranger authorizes this cluster's Kafka, so MM2's ACL sync is turned "
