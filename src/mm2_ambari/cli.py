@@ -78,6 +78,13 @@ def main(argv=None):
     command = next((a for a in argv if not a.startswith("-")), None)
     if command in choices:  # unknown options first: argparse would only say a required one is missing
         sub = choices[command]
+        rest = argv[argv.index(command) + 1:]
+        while sub._subparsers is not None:  # a command with its own subcommands (cutover check)
+            nested = sub._subparsers._group_actions[0].choices
+            word = next((a for a in rest if not a.startswith("-")), None)
+            if word not in nested:
+                break
+            sub, rest = nested[word], rest[rest.index(word) + 1:]
         known = [o for action in sub._actions for o in action.option_strings]
         own = argv[:argv.index("--")] if "--" in argv else argv  # after `--`: a wrapped command line (import-mm1)
         unknown = [a for a in own if a.startswith("--") and not any(
