@@ -22,7 +22,7 @@ RESULT_GROUPS = "failover_groups"
 # A read "from the beginning" ends after this much quiet; it includes joining a group (seconds on a loaded host)
 READ_QUIET_MS = 10000
 PROBE_SECONDS = 45
-ASSIGNED_QUIET_MS = 4000
+ASSIGNED_QUIET_MS = 15000   # includes the first fetch: seconds on a busy host
 HEARTBEATS_READ = 20          # the last records of each partition of <source>.heartbeats on the target
 OFFSET_SYNC_FORMATTER = "org.apache.kafka.connect.mirror.formatters.OffsetSyncFormatter"
 
