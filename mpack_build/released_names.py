@@ -27,6 +27,8 @@ class ReleasedNamesChecks(object):
             return
         current = current_names(self.layout)
         name, version = read_mpack_identity(repo)
+        for problem in version_order_problems(version, releases, current):
+            self.problems.append(Problem("mpack.json", 1, problem))
         for released_version in sorted(releases):
             old = releases[released_version]
             line = src.key_line(released_version)
@@ -41,6 +43,52 @@ class ReleasedNamesChecks(object):
                                              "(setupMpacks.remove_symlinks matches paths by substring); pick a "
                                              "version that does not extend an older one" % (version, released_version,
                                                                                             released_version)))
+
+
+def version_key(version):
+    """A dotted version as a tuple of numbers, as setupMpacks compares them (compare_versions)."""
+    try:
+        return tuple(int(part) for part in str(version).split("."))
+    except ValueError:
+        return None
+
+
+def latest_release(releases):
+    """The highest recorded version (numerically), or None."""
+    keyed = [(version_key(v), v) for v in releases if version_key(v) is not None]
+    return max(keyed)[1] if keyed else None
+
+
+def version_order_problems(version, releases, current=None):
+    """Why this checkout's version cannot be built or released next to the recorded releases.
+
+    A version lower than a released one would be refused by upgrade-mpack ("No management packs found
+    that can be upgraded!"); the same version with other names would be two different tarballs under
+    one name (a cluster that has one can never upgrade-mpack to the other)."""
+    key = version_key(version)
+    if key is None:
+        return []  # check_mpack_json reports the format
+    latest = latest_release(releases)
+    problems = []
+    if latest is not None and key < version_key(latest):
+        problems.append("version %s is lower than released version %s: upgrade-mpack only accepts a higher "
+                        "version; set mpack.json's version above %s" % (version, latest, latest))
+    elif current is not None and version in releases and _names_gone(current, releases[version]):
+        problems.append("version %s is already released with other names (%s): a new release needs a higher "
+                        "version in mpack.json" % (version, "; ".join(_names_gone(current, releases[version]))))
+    return problems
+
+
+def release_problem(version, releases):
+    """Why --record-release must not record this version (None when it may)."""
+    latest = latest_release(releases)
+    if version in releases:
+        return ("version %s is already recorded in %s: bump mpack.json's version (the one place it is written) "
+                "before recording the next release" % (version, RELEASED_NAMES_REL))
+    if latest is not None and version_key(version) <= version_key(latest):
+        return ("version %s is not higher than the last released version %s: upgrade-mpack would refuse it; "
+                "set mpack.json's version above %s" % (version, latest, latest))
+    return None
 
 
 def _stacks(pairs):
