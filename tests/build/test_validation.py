@@ -334,7 +334,7 @@ def test_released_names_allow_additions(repo_copy, build_module):
     mpack_helpers.set_version(repo_copy, "9.1.0.0")
     replace_in(_path(repo_copy, "package/scripts/mm2_core/schema.py"),
                'Property("tasks.max",', 'Property("tasks.extra", "1", "Extra", "An added property.", '
-               'value_type="int", overridable=False),\n    Property("tasks.max",')
+               'value_type="int", overridable=False, not_in_theme="added by a test and shown on no tab"),\n    Property("tasks.max",')
     assert _problems(build_module, repo_copy) == []
 
 
@@ -394,7 +394,7 @@ def test_a_released_version_built_with_other_names_is_refused(repo_copy, build_m
     _record(build_module, repo_copy)
     replace_in(_path(repo_copy, "package/scripts/mm2_core/schema.py"),
                'Property("tasks.max",', 'Property("tasks.extra", "1", "Extra", "An added property.", '
-               'value_type="int", overridable=False),\n    Property("tasks.max",')
+               'value_type="int", overridable=False, not_in_theme="added by a test and shown on no tab"),\n    Property("tasks.max",')
     problems = _problems(build_module, repo_copy)
     assert any(p.startswith("mpack.json:1: version 9.0.0.0 is already released with other names "
                             "(property kafka-mm2-replication/tasks.extra") for p in problems), "\n".join(problems)
