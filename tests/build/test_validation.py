@@ -85,6 +85,15 @@ def test_configuration_dependency_on_an_unknown_type(repo_copy, build_module):
     assert any("lists kafka-mm2-customs" in p for p in problems)
 
 
+def test_cluster_env_as_a_restart_dependency_is_refused(repo_copy, build_module):
+    """A cluster-env save (Service Auto Start, alert tolerance) must not flag the drivers."""
+    rel = SERVICE + "/metainfo.xml"
+    replace_in(_path(repo_copy, rel), "<config-type>kafka-broker</config-type>",
+               "<config-type>cluster-env</config-type>\n        <config-type>kafka-broker</config-type>")
+    _expect(build_module, repo_copy, rel, _line_of(repo_copy, rel, "<configuration-dependencies>"),
+            "lists cluster-env: every save of it (e.g. Service Auto Start in cluster-env) would flag the drivers")
+
+
 def test_alert_script_path_the_agent_cannot_resolve(repo_copy, build_module):
     rel = SERVICE + "/alerts.json"
     alerts = {"KAFKA_MIRRORMAKER2": {"MIRRORMAKER2_DRIVER": [{

@@ -21,7 +21,8 @@ It reproduces the parts of Ambari's REST contract mm2-ambari relies on, as read 
   notes, SECRET:<type>:<version>:<name> in GET answers for PASSWORD properties and for properties marked
   password in properties_attributes, references resolved back on PUT (SecretReference,
   AmbariManagementControllerImpl.updateCluster), and no new version when nothing differs;
-- stale_configs on started host components after a config change, cleared by a (re)start;
+- stale_configs on started host components after a change of a config type in the service's
+  <configuration-dependencies> (any key: ConfigHelper.calculateIsStaleConfigs), cleared by a (re)start;
 - the stack configurations endpoint serves the defaults of mm2_core.schema (what build.py puts in the XML);
 - maintenance mode at service, host and host component level, the effective state in GET answers and
   the operation level deciding what a state change or command skips (MaintenanceStateHelper);
@@ -376,6 +377,13 @@ class FakeAmbari(object):
                      "Requests": {"id": rid, "status": "Accepted"}}
 
 
+def service_config_dependencies():
+    """The <configuration-dependencies> of the service's metainfo.xml (what Ambari's staleness rule reads)."""
+    import xml.etree.ElementTree as ET
+    root = ET.parse(os.path.join(REPO, "common-services", S, names.SERVICE_VERSION, "metainfo.xml")).getroot()
+    return set(node.text.strip() for node in root.iter("config-type"))
+
+
 def stack_defaults():
     """{type: {name: default}} as the stack XML generated from the catalog holds them."""
     out = {}
@@ -650,9 +658,13 @@ class Routes(object):
         for config_type, tag, props, attrs, item_note in requests_:
             f._create_config(config_type, tag, props, attrs)
             note = item_note
-        for hr in f.hostroles():
-            if hr["state"] != "INIT":
-                hr["stale_configs"] = True
+        # ConfigHelper.calculateIsStaleConfigs: a host component is stale when a config type it depends on
+        # (the service's <configuration-dependencies>, its own types) has a new desired tag, whatever the keys.
+        dependencies = service_config_dependencies()
+        if any(t in dependencies for t, *_ in requests_):
+            for hr in f.hostroles():
+                if hr["state"] != "INIT":
+                    hr["stale_configs"] = True
         if not any(t in names.OWN_CONFIG_TYPES for t, *_ in requests_):
             return 200, None
         scv = f._add_scv(note)
