@@ -31,7 +31,10 @@ It reproduces the parts of Ambari's REST contract mm2-ambari relies on, as read 
 - config groups: one group per host and service (ConfigGroupResourceProvider.verifyHostList), group
   configs stored as given (no secret reference resolution);
 - deleteResult of multi host component deletes (AmbariManagementControllerImpl.deleteHostComponents);
-- batched request schedules (RequestScheduleResourceProvider, ExecutionScheduleManager, BatchRequestJob).
+- batched request schedules (RequestScheduleResourceProvider, ExecutionScheduleManager, BatchRequestJob);
+- alert definitions: created from alerts.json as the server's start does (reconcileAlertDefinitions creates
+  missing ones only), updated field by field with a given source replacing the stored one
+  (AlertDefinitionResourceProvider.populateEntity), unknown fields refused.
 Each behaviour names the server class and method it follows next to it.
 """
 import base64
@@ -119,6 +122,7 @@ class FakeAmbari(object):
         self.config_groups = {}
         self.requests = {}
         self.alerts = []
+        self.alert_definitions = {}  # id -> AlertDefinition fields (AlertDefinitionEntity as the REST API shows it)
         self.next_request = 1
         self.next_task = 1
         self.next_group = 1
@@ -211,6 +215,25 @@ class FakeAmbari(object):
                                       "host_name": host, "service_name": S, "component_name": C,
                                       "definition_name": definition, "maintenance_state": maintenance,
                                       "cluster_name": self.cluster}})
+
+    def load_alert_definitions(self, alerts_json):
+        """The definitions of an alerts.json as ambari-server's start creates the missing ones
+        (AmbariMetaInfo.reconcileAlertDefinitions -> AlertDefinitionFactory.coerce): enabled, not host-ignored."""
+        for service, components in alerts_json.items():
+            for component, definitions in components.items():
+                for definition in definitions:
+                    if any(d["name"] == definition["name"] for d in self.alert_definitions.values()):
+                        continue  # reconcile never updates an existing definition
+                    did = max(self.alert_definitions or [0]) + 1
+                    self.alert_definitions[did] = {
+                        "id": did, "cluster_name": self.cluster, "service_name": service,
+                        "component_name": None if component == "service" else component,
+                        "name": definition["name"], "label": definition.get("label"),
+                        "description": definition.get("description"), "help_url": definition.get("help_url"),
+                        "interval": definition.get("interval", 1), "enabled": definition.get("enabled", True),
+                        "scope": definition.get("scope", "ANY"), "ignore_host": definition.get("ignore_host", False),
+                        "repeat_tolerance": 1, "repeat_tolerance_enabled": False,
+                        "source": copy.deepcopy(definition["source"])}
 
     def _take(self, queue, method, path):
         for index, item in enumerate(queue):
@@ -558,6 +581,8 @@ class Routes(object):
             ("GET", ("requests", "*")): self.get_request,
             ("GET", ("requests", "*", "tasks")): self.get_tasks,
             ("GET", ("alerts",)): self.get_alerts,
+            ("GET", ("alert_definitions",)): self.get_alert_definitions,
+            ("PUT", ("alert_definitions", "*")): self.put_alert_definition,
         }
         if rest[:2] == ["configurations", "service_config_versions"]:
             key = (method, ("configurations", "service_config_versions"))
@@ -1162,6 +1187,56 @@ class Routes(object):
     def get_alerts(self, rest, query, body):
         terms = _predicate(query)
         return 200, {"items": [a for a in self.f.alerts if _matches(a["Alert"], "Alert", terms)]}
+
+
+# AlertDefinitionResourceProvider.PROPERTY_IDS (without the category).
+ALERT_DEFINITION_FIELDS = ("cluster_name", "service_name", "component_name", "id", "name", "label", "description",
+                           "help_url", "interval", "enabled", "scope", "ignore_host", "repeat_tolerance",
+                           "repeat_tolerance_enabled", "source")
+
+
+def _get_alert_definitions(routes, rest, query, body):
+    terms = _predicate(query)
+    return 200, {"items": [{"AlertDefinition": copy.deepcopy(d)} for _, d in sorted(routes.f.alert_definitions.items())
+                           if _matches(d, "AlertDefinition", terms)]}
+
+
+def _put_alert_definition(routes, rest, query, body):
+    """AlertDefinitionResourceProvider.updateResources -> populateEntity: only the fields given change; a
+    given source REPLACES the stored one as a whole (the flattened AlertDefinition/source/* properties are
+    rebuilt into a new JSON object), and AlertDefinition/source/type sets the source type."""
+    f = routes.f
+    try:
+        did = int(rest[1])
+    except ValueError:
+        raise HttpError(400, "For input string: \"%s\"" % rest[1])
+    definition = f.alert_definitions.get(did)
+    if definition is None:
+        raise not_found("AlertDefinition id=%s" % did)
+    fields = (body or {}).get("AlertDefinition") if isinstance(body, dict) else None
+    if not isinstance(fields, dict):
+        raise HttpError(400, "Invalid Request: Malformed Request Body.")
+    unknown = sorted("AlertDefinition/" + k for k in fields if k not in ALERT_DEFINITION_FIELDS)
+    unknown += sorted(k for k in body if k != "AlertDefinition")
+    if unknown:
+        raise HttpError(400, "The properties [%s] specified in the request or predicate are not supported for the "
+                             "resource type AlertDefinition." % ", ".join(unknown))
+    for key, value in fields.items():
+        if key in ("id", "cluster_name"):
+            continue
+        if key == "source":
+            if not isinstance(value, dict) or not value:
+                raise HttpError(400, "Source must be specified")
+            definition["source"] = copy.deepcopy(value)
+            continue
+        if key == "interval":
+            value = int(value)
+        definition[key] = value
+    return 200, None
+
+
+Routes.get_alert_definitions = _get_alert_definitions
+Routes.put_alert_definition = _put_alert_definition
 
 
 def free_port_refused(port):

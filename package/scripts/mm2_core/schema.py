@@ -255,6 +255,13 @@ ENV = ConfigType(names.ENV, "MirrorMaker 2 process environment", [
     Property("mm2_keytab", "", "MirrorMaker 2 keytab",
              "Keytab of the principal above (set by Ambari's Kerberos wizard).",
              empty_value_valid=True, not_in_theme=_KERBEROS_IDENTITY),
+    Property("mpack_version", "", "Mpack release of these settings",
+             "The mpack release `mm2-ambari upgrade` last reconciled these settings for (new properties "
+             "added, alert definitions updated). Its change flags the drivers Restart Required, so they "
+             "pick up the new release's scripts. Empty: never reconciled (installed with this release, "
+             "or not upgraded yet).", empty_value_valid=True, overridable=False,
+             not_in_theme="bookkeeping that mm2-ambari upgrade writes; nothing to set by hand (shown under "
+                          "Advanced kafka-mm2-env)"),
     Property("content", "", "mm2-env.sh template",
              "Environment of the MM2 process (Jinja template).", value_type="content",
              content_file="mm2-env.sh.j2", show_property_name=False, not_in_theme=_TEMPLATE_TEXT),
