@@ -213,6 +213,11 @@ ENV = ConfigType(names.ENV, "MirrorMaker 2 process environment", [
     Property("mm2_stop_timeout_seconds", "60", "Stop timeout",
              "How long stop waits after SIGTERM before it sends SIGKILL.",
              value_type="int", minimum="1", maximum="1800", unit="seconds"),
+    Property("mm2_local_kafka_wait_seconds", "300", "Wait for this cluster's Kafka",
+             "When a flow this driver runs reads from or writes to this Ambari cluster's own Kafka, start "
+             "first waits up to this long for one of its brokers to accept connections (after a host "
+             "reboot, Service Auto Start may start MirrorMaker 2 before the brokers). 0: do not wait.",
+             value_type="int", minimum="0", maximum="1200", unit="seconds"),
     Property("mm2_metrics_enabled", "true", "Expose metrics over HTTP",
              "Run the Prometheus JMX exporter Java agent so alerts can read MM2 metrics.",
              value_type="boolean"),

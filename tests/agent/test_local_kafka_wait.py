@@ -1,0 +1,86 @@
+"""START after a host reboot: when a flow uses this cluster's own Kafka, START waits (bounded) for a
+local broker instead of failing into Service Auto Start's 5-minute retry gap."""
+import socket
+import threading
+import time
+
+import pytest
+
+from mm2_core import names
+
+from agent_support import failed, ok
+from driver_fixture import Driver, free_port
+
+
+class LocalTargetDriver(Driver):
+    """A driver whose target is this Ambari cluster's Kafka (empty target.bootstrap.servers) on 127.0.0.1."""
+
+    def __init__(self, site, port, **kwargs):
+        Driver.__init__(self, site, **kwargs)
+        self.port = port
+        self.configurations[names.CLUSTERS]["target.bootstrap.servers"] = ""
+
+    def command(self, command, **kwargs):
+        cmd = Driver.command(self, command, **kwargs)
+        cmd["clusterHostInfo"]["kafka_broker_hosts"] = ["127.0.0.1"]
+        cmd["configurations"]["kafka-broker"] = {"listeners": "PLAINTEXT://localhost:%d" % self.port}
+        return cmd
+
+
+def _listen_later(port, delay, stop):
+    """A broker stand-in: accepts connections on port after delay seconds, until stop is set."""
+    def serve():
+        time.sleep(delay)
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))
+        sock.listen(16)
+        sock.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = sock.accept()
+                conn.close()
+            except socket.timeout:
+                pass
+        sock.close()
+    thread = threading.Thread(target=serve)
+    thread.daemon = True
+    thread.start()
+    return thread
+
+
+@pytest.fixture
+def stop_event():
+    stop = threading.Event()
+    yield stop
+    stop.set()
+
+
+def test_start_waits_for_the_local_brokers(site, guard, stop_event):
+    port = free_port()
+    driver = LocalTargetDriver(site, port)
+    _listen_later(port, 4, stop_event)
+    run = ok(driver.run("START", env={"mm2_local_kafka_wait_seconds": "60"}))
+    assert "Waiting up to 60 s for this cluster's Kafka (B: 127.0.0.1:%d) to accept connections" % port in run.output
+    assert "Kafka broker 127.0.0.1:%d of B answers after" % port in run.output
+    assert driver.pid()
+    ok(driver.run("STOP"))
+
+
+def test_start_gives_up_after_the_bound_naming_the_brokers(site, guard):
+    port = free_port()
+    driver = LocalTargetDriver(site, port)
+    began = time.time()
+    run = failed(driver.run("START", env={"mm2_local_kafka_wait_seconds": "3"}))
+    assert time.time() - began < 60
+    assert ("This cluster's Kafka brokers for B (127.0.0.1:%d) did not accept a connection within 3 s" % port
+            in run.output)
+    assert "raise kafka-mm2-env/mm2_local_kafka_wait_seconds" in run.output
+    assert driver.pid() is None  # nothing was launched
+
+
+def test_no_wait_when_the_flows_use_no_local_kafka(site, guard):
+    driver = Driver(site)  # both clusters are remote: a1:9092 -> b1:9092
+    run = ok(driver.run("START", env={"mm2_local_kafka_wait_seconds": "3"}))
+    assert "Waiting up to" not in run.output
+    ok(driver.run("STOP"))
