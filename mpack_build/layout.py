@@ -108,6 +108,11 @@ def _assemble(staging_dir, repo, core=None):
     shutil.copyfile(os.path.join(repo, "mpack.json"), os.path.join(root, "mpack.json"))
     os.chmod(os.path.join(root, "mpack.json"), 0o644)
     origin["mpack.json"] = "mpack.json"
+    for legal in ("LICENSE", "NOTICE"):  # an Apache-licensed distribution carries both (License, section 4)
+        if os.path.isfile(os.path.join(repo, legal)):
+            shutil.copyfile(os.path.join(repo, legal), os.path.join(root, legal))
+            os.chmod(os.path.join(root, legal), 0o644)
+            origin[legal] = legal
     for top in ("common-services", "stacks"):
         if os.path.isdir(os.path.join(repo, top)):
             _copy_tree(os.path.join(repo, top), os.path.join(root, top), top, origin, top)

@@ -18,7 +18,8 @@ PLACEHOLDERS = {
 }
 
 # What build.py reads; nothing else is copied (other parts of the checkout change under our feet).
-BUILD_INPUTS = ("build.py", "mpack_build", "mpack.json", "common-services", "stacks", "package", "tests/build/released-names.json")
+BUILD_INPUTS = ("build.py", "mpack_build", "mpack.json", "LICENSE", "NOTICE", "common-services", "stacks", "package",
+                "tests/build/released-names.json")
 _COPY_IGNORE = shutil.ignore_patterns(".*", "__pycache__", "*.pyc", "*.tmp")
 
 

@@ -74,8 +74,9 @@ def test_layout_is_the_installed_service(session_repo, built_mpack, build_module
         assert "%s/configuration/%s.xml" % (service, config_type) in files
     for stack in ("HDP", "BIGTOP", "ODP"):
         assert "stacks/%s/%s/%s/metainfo.xml" % (stack, names.SERVICE, names.SERVICE_VERSION) in files
-    # nothing else at the top: Ambari treats every entry under common-services/<SVC>/ as a version
-    assert set(f.split("/")[0] for f in files) == set(["mpack.json", "common-services", "stacks"])
+    # nothing else at the top (Ambari treats every entry under common-services/<SVC>/ as a version);
+    # LICENSE and NOTICE travel with the distribution (Apache License 2.0, section 4)
+    assert set(f.split("/")[0] for f in files) == set(["mpack.json", "LICENSE", "NOTICE", "common-services", "stacks"])
     assert set(f.split("/")[2] for f in files if f.startswith("common-services/")) == set([names.SERVICE_VERSION])
 
 
