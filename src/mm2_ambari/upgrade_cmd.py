@@ -14,11 +14,12 @@ clusters that already run the service:
 This command does those three things through the REST API, and nothing else:
 
 1. every property of this release that the cluster's config lacks is added with its default (a whole
-   config type when the release adds one); a value that is there is never changed, except the ones
-   named with --take-default; kafka-mm2-env/mpack_version records the release;
+   config type when the release adds one); a value the operator set is never changed (except the ones
+   named with --take-default), a value that is still an earlier release's default (release-history.json
+   of the mpack) takes this release's; kafka-mm2-env/mpack_version records the release;
 2. every alert definition whose source changed is updated to the release's source, with the cluster's
-   values of the parameters (thresholds) and the reporting values kept; interval, enabled state, scope
-   and repeat tolerance stay as the operator left them;
+   values of the parameters (thresholds) and the reporting values kept unless they are an earlier
+   release's default; interval, enabled state, scope and repeat tolerance stay as the operator left them;
 3. the config change flags the drivers Restart Required (Ambari's own rule), so the next restart runs the
    new release's scripts with the new settings.
 
@@ -26,6 +27,7 @@ This command does those three things through the REST API, and nothing else:
 first, so an interrupted run is finished by running it again.
 """
 import copy
+import hashlib
 import io
 import json
 import os
@@ -34,7 +36,7 @@ import tarfile
 import xml.etree.ElementTree as ET
 
 from mm2_core import names, schema
-from mm2_ambari import configplan, ops
+from mm2_ambari import configplan, masking, ops
 from mm2_ambari.errors import BadInput, MaybeSent, OperationFailed
 
 S, C = names.SERVICE, names.COMPONENT
@@ -44,6 +46,12 @@ SERVICE_DIR = "common-services/%s/%s" % (S, names.SERVICE_VERSION)
 OPERATOR_FIELDS = ("interval", "enabled", "scope", "ignore_host", "repeat_tolerance", "repeat_tolerance_enabled")
 # The fields a release may change besides the source.
 RELEASE_FIELDS = ("label", "description", "help_url")
+# How release-history.json fingerprints defaults (mpack_build/released_names.py DIGEST_RULE writes it).
+DIGEST_RULE = "sha256 of the UTF-8 value with surrounding whitespace removed"
+
+
+def digest(value):
+    return hashlib.sha256((value or "").strip().encode("utf-8")).hexdigest()
 
 
 def register(subparsers, common, conn_file):
@@ -79,10 +87,27 @@ def _type_name(text):
 class Release(object):
     """What upgrade needs of an mpack: its version, alert definitions and property names."""
 
-    def __init__(self, path, name, version, alerts, property_names):
+    def __init__(self, path, name, version, alerts, property_names, history=None):
         self.path, self.name, self.version = path, name, version
         self.alerts = alerts  # [(component, definition)]
         self.property_names = property_names  # {type: set(name)} from configuration/*.xml, or None
+        self.history = history or {}  # {earlier version: {"defaults_sha256": .., "alert_values": ..}}
+
+    def earlier(self, recorded):
+        """The earlier releases whose defaults the cluster may hold: the one recorded in the cluster's
+        kafka-mm2-env/mpack_version, else (never reconciled) every earlier release."""
+        if recorded in self.history:
+            return [recorded]
+        key = version_key(self.version)
+        return sorted((v for v in self.history if version_key(v) is not None and version_key(v) < key),
+                      key=version_key)
+
+    def old_default_digests(self, versions, config_type, name):
+        return set(d for d in ((self.history[v].get("defaults_sha256") or {}).get(config_type, {}).get(name)
+                               for v in versions) if d)
+
+    def old_alert_values(self, versions, definition):
+        return [(self.history[v].get("alert_values") or {}).get(definition) or {} for v in versions]
 
     def definition(self, name):
         return next((d for _, d in self.alerts if d.get("name") == name), None)
@@ -126,7 +151,11 @@ def load_release(path):
             except ET.ParseError as exc:
                 raise BadInput("--mpack %s: configuration/%s: %s" % (path, name, exc))
             property_names[name[:-4]] = set(p.findtext("name") for p in root.findall("property"))
-    return Release(path, str(meta.get("name")), str(meta["version"]), definitions, property_names)
+    history = files.json("release-history.json")
+    releases = {}
+    if isinstance(history, dict) and history.get("digest") == DIGEST_RULE and isinstance(history.get("releases"), dict):
+        releases = dict((v, e) for v, e in history["releases"].items() if isinstance(e, dict))
+    return Release(path, str(meta.get("name")), str(meta["version"]), definitions, property_names, releases)
 
 
 class _DirFiles(object):
@@ -205,33 +234,44 @@ def _norm(value):
     return value
 
 
-def merge_source(cluster_source, release_source):
-    """The release's source with the cluster's tunable values kept: (merged, kept).
+def merge_source(cluster_source, release_source, earlier=()):
+    """The release's source with the cluster's tunable values kept: (merged, kept, taken).
 
     Tunables: the `value` of each SCRIPT parameter the release still has (thresholds, timeouts) and the
-    `value` of each reporting level (METRIC, PORT, WEB, ...). kept lists (where, cluster value, release
-    default) for those that differ from the release's default."""
+    `value` of each reporting level (METRIC, PORT, WEB, ...). A cluster value that is an earlier release's
+    default (earlier: that release's {"parameters": .., "reporting": ..}) gives way to the release's
+    default (taken); any other value is kept. kept and taken list (where, cluster value, release default)
+    where they differ."""
     merged = copy.deepcopy(release_source)
-    kept = []
+    kept, taken = [], []
+
+    def settle(where, spec, old_value, old_defaults):
+        if _norm(old_value) == _norm(spec.get("value")):
+            spec["value"] = old_value
+        elif any(_norm(old_value) == _norm(d) for d in old_defaults):
+            taken.append((where, old_value, spec.get("value")))
+        else:
+            kept.append((where, old_value, spec.get("value")))
+            spec["value"] = old_value
+
     old_params = dict((p.get("name"), p) for p in (cluster_source or {}).get("parameters") or []
                       if isinstance(p, dict) and p.get("name"))
     for param in merged.get("parameters") or []:
         old = old_params.get(param.get("name")) if isinstance(param, dict) else None
         if old is not None and "value" in old:
-            if _norm(old["value"]) != _norm(param.get("value")):
-                kept.append(("parameter %s" % param["name"], old["value"], param.get("value")))
-            param["value"] = old["value"]
+            defaults = [e.get("parameters", {})[param["name"]] for e in earlier
+                        if param["name"] in (e.get("parameters") or {})]
+            settle("parameter %s" % param["name"], param, old["value"], defaults)
     old_reporting = (cluster_source or {}).get("reporting") or {}
     for level, spec in sorted((merged.get("reporting") or {}).items()):
         old = old_reporting.get(level)
         if isinstance(spec, dict) and isinstance(old, dict) and "value" in old and "value" in spec:
-            if _norm(old["value"]) != _norm(spec["value"]):
-                kept.append(("reporting %s value" % level, old["value"], spec["value"]))
-            spec["value"] = old["value"]
-    return merged, kept
+            defaults = [e.get("reporting", {})[level] for e in earlier if level in (e.get("reporting") or {})]
+            settle("reporting %s value" % level, spec, old["value"], defaults)
+    return merged, kept, taken
 
 
-def plan_alerts(cluster_defs, release):
+def plan_alerts(cluster_defs, release, earlier_versions=()):
     """([(definition id, name, update body, diff lines)], [missing names], [names not in the release])."""
     by_name = dict((d.get("name"), d) for d in cluster_defs)
     updates, missing = [], []
@@ -240,7 +280,8 @@ def plan_alerts(cluster_defs, release):
         if current is None:
             missing.append(definition["name"])
             continue
-        merged, kept = merge_source(current.get("source") or {}, definition["source"])
+        merged, kept, taken = merge_source(current.get("source") or {}, definition["source"],
+                                           release.old_alert_values(earlier_versions, definition["name"]))
         fields = {}
         lines = []
         if _norm(merged) != _norm(current.get("source") or {}):
@@ -253,6 +294,9 @@ def plan_alerts(cluster_defs, release):
         if fields:
             for where, value, default in kept:
                 lines.append("  = %s: kept %s (this release's default: %s)" % (where, _show(value), _show(default)))
+            for where, value, default in taken:
+                lines.append("  ~ %s: %s -> %s (an earlier release's default: this release's)" % (
+                    where, _show(value), _show(default)))
             updates.append((current.get("id"), definition["name"], {"AlertDefinition": fields}, lines))
     release_names = set(d["name"] for _, d in release.alerts)
     extra = sorted(n for n in by_name if n not in release_names)
@@ -303,8 +347,10 @@ def upgrade(ctx, opts):
     ctx.say("Upgrading %s in cluster %s to mpack %s (settings recorded for: %s)" % (
         S, ctx.cluster, release.version, recorded or "no release"))
 
+    earlier = release.earlier(recorded)
     overrides = _take_defaults(opts.take_default, stack)
     overrides.setdefault(names.ENV, {})[MARKER] = release.version
+    _replace_earlier_defaults(ctx, release, earlier, current, stack, overrides)
     changes = configplan.plan(stack, current, overrides, types=list(names.OWN_CONFIG_TYPES))
     _note_kept_templates(ctx, changes, stack, overrides, release.version)
     started = [hc["host_name"] for hc in ops.read_host_components(ctx)
@@ -312,7 +358,7 @@ def upgrade(ctx, opts):
     changed_types = ops.apply_configs(ctx, changes, "mm2-ambari upgrade to mpack %s" % release.version)
 
     cluster_defs = _read_alert_definitions(ctx)
-    updates, missing, extra = plan_alerts(cluster_defs, release)
+    updates, missing, extra = plan_alerts(cluster_defs, release, earlier)
     for did, name, body, lines in updates:
         ctx.say("alert definition %s: changes" % name)
         for line in lines:
@@ -358,6 +404,23 @@ def _check_server_has(release, stack, cluster):
             "`ambari-server upgrade-mpack --mpack=%s --verbose` and `ambari-server restart`, then run this again"
             % (S, release.version, "-".join(cluster["stack"]), ", ".join(lacking[:5]),
                " and %d more" % (len(lacking) - 5) if len(lacking) > 5 else "", release.path))
+
+
+def _replace_earlier_defaults(ctx, release, earlier, current, stack, overrides):
+    """A value that is an earlier release's default (by release-history.json) becomes this release's
+    default: nobody chose it. Passwords (never returned by Ambari) and values named elsewhere are left."""
+    for config_type, state in sorted(current.items()):
+        defaults = stack.properties.get(config_type, {})
+        for name, value in sorted(state.properties.items()):
+            new = defaults.get(name)
+            if new is None or value == new or name in overrides.get(config_type, {}) or \
+                    stack.is_password(config_type, name) or masking.is_secret_ref(value) or \
+                    masking.is_secret(config_type, name, state.attributes):
+                continue
+            if digest(value) in release.old_default_digests(earlier, config_type, name):
+                overrides.setdefault(config_type, {})[name] = new
+                ctx.say("note: %s/%s has an earlier release's default (mpack %s): it takes mpack %s's" % (
+                    config_type, name, " or ".join(earlier), release.version))
 
 
 def _take_defaults(pairs, stack):

@@ -76,7 +76,9 @@ def test_layout_is_the_installed_service(session_repo, built_mpack, build_module
         assert "stacks/%s/%s/%s/metainfo.xml" % (stack, names.SERVICE, names.SERVICE_VERSION) in files
     # nothing else at the top (Ambari treats every entry under common-services/<SVC>/ as a version);
     # LICENSE and NOTICE travel with the distribution (Apache License 2.0, section 4)
-    assert set(f.split("/")[0] for f in files) == set(["mpack.json", "LICENSE", "NOTICE", "common-services", "stacks"])
+    # release-history.json: the earlier releases' defaults, for `mm2-ambari upgrade`
+    assert set(f.split("/")[0] for f in files) == set(["mpack.json", "LICENSE", "NOTICE", "release-history.json",
+                                                      "common-services", "stacks"])
     assert set(f.split("/")[2] for f in files if f.startswith("common-services/")) == set([names.SERVICE_VERSION])
 
 

@@ -255,3 +255,56 @@ def test_a_tarball_works_like_the_directory(cli, fake, release_dir, tmp_path):
         fh.write(b"not a tarball")
     bad = cli("upgrade", "--url", fake.url, "--cluster", "prod", "--mpack", not_an_mpack, *FAST)
     assert bad.code == 2 and "not an mpack tarball or directory" in bad.err
+
+
+def _write_history(release, releases):
+    import hashlib
+    path = os.path.join(release, "release-history.json")
+    with open(path) as fh:
+        history = json.load(fh)
+    history["releases"] = releases
+    with open(path, "w") as fh:
+        json.dump(history, fh)
+    return lambda value: hashlib.sha256(value.strip().encode("utf-8")).hexdigest()
+
+
+def test_the_tarball_carries_the_release_history(release_dir):
+    with open(os.path.join(release_dir, "release-history.json")) as fh:
+        history = json.load(fh)
+    assert "1.0.0.0" in history["releases"]
+    assert history["releases"]["1.0.0.0"]["alert_values"]["mm2_replication_lag"]["parameters"]["lag.warning"] == 10000.0
+
+
+def test_an_earlier_releases_default_gives_way_to_the_new_one(cli, fake, release):
+    lag_id = _old_cluster(fake, release)
+    digest = _write_history(release, {})
+    _write_history(release, {"1.0.0.0": {
+        "defaults_sha256": {ENV: {"mm2_heap_opts": digest("-Xms512m -Xmx1g")},
+                            REPL: {"tasks.max": digest("2")}},
+        "alert_values": {"mm2_replication_lag": {"parameters": {"lag.critical": 50000.0, "lag.warning": 10000.0}}}}})
+    props = fake.configs[ENV][fake.desired[ENV]]["properties"]
+    props["mm2_heap_opts"] = "-Xms512m -Xmx1g"  # 1.0.0.0's default, never changed
+    result = _upgrade(cli, fake, release)
+    assert result.code == 0, result
+    assert "note: %s/mm2_heap_opts has an earlier release's default (mpack 1.0.0.0)" % ENV in result.out
+    assert fake.desired_properties(ENV)["mm2_heap_opts"] == "-Xms1g -Xmx2g"  # this release's default
+    assert fake.desired_properties(REPL)["tasks.max"] == "12"  # the operator's, not 1.0.0.0's default "2"
+    assert fake.desired_properties(ENV)["mm2_metrics_ssl_keystore_password"] == "ks-secret-1"
+    values = dict((p["name"], p["value"]) for p in fake.alert_definitions[lag_id]["source"]["parameters"])
+    assert values["lag.critical"] == 100000.0  # was 1.0.0.0's default: takes this release's
+    assert values["lag.warning"] == 25000.0  # the operator's
+    assert "~ parameter lag.critical: 50000.0 -> 100000.0 (an earlier release's default: this release's)" in result.out
+
+
+def test_only_the_recorded_releases_defaults_count(cli, fake, release):
+    _old_cluster(fake, release)
+    digest = _write_history(release, {})
+    _write_history(release, {
+        "0.9.0.0": {"defaults_sha256": {ENV: {"mm2_heap_opts": digest("-Xmx512m")}}, "alert_values": {}},
+        "1.0.0.0": {"defaults_sha256": {ENV: {"mm2_heap_opts": digest("-Xms512m -Xmx1g")}}, "alert_values": {}}})
+    props = fake.configs[ENV][fake.desired[ENV]]["properties"]
+    props["mm2_heap_opts"] = "-Xmx512m"  # 0.9.0.0's default, but the cluster was reconciled for 1.0.0.0:
+    props["mpack_version"] = "1.0.0.0"   # so the operator chose it
+    result = _upgrade(cli, fake, release)
+    assert result.code == 0, result
+    assert fake.desired_properties(ENV)["mm2_heap_opts"] == "-Xmx512m"
