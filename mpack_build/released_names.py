@@ -177,7 +177,9 @@ def release_history(releases, below):
             "digest": DIGEST_RULE,
             "releases": dict((v, {"defaults_sha256": e.get("defaults_sha256") or {},
                                   "alert_values": e.get("alert_values") or {}})
-                             for v, e in releases.items() if version_key(v) is not None and version_key(v) < key)}
+                             for v, e in releases.items()
+                             if isinstance(e, dict) and key is not None and version_key(v) is not None
+                             and version_key(v) < key)}
 
 
 def _names_gone(old, current):
