@@ -9,7 +9,7 @@ import pytest
 from mm2_core import names
 
 from agent_support import failed, ok
-from driver_fixture import Driver, free_port
+from driver_fixture import Driver
 
 
 class LocalTargetDriver(Driver):
@@ -27,13 +27,15 @@ class LocalTargetDriver(Driver):
         return cmd
 
 
-def _listen_later(port, delay, stop):
-    """A broker stand-in: accepts connections on port after delay seconds, until stop is set."""
+def _broker_later(delay, stop):
+    """A broker stand-in on a port bound now (so nothing else takes it) that refuses connections for
+    delay seconds (bound, not listening), then accepts them until stop is set. Returns the port."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+
     def serve():
         time.sleep(delay)
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", port))
         sock.listen(16)
         sock.settimeout(0.2)
         while not stop.is_set():
@@ -46,7 +48,14 @@ def _listen_later(port, delay, stop):
     thread = threading.Thread(target=serve)
     thread.daemon = True
     thread.start()
-    return thread
+    return port
+
+
+def _refusing_port():
+    """A port bound and never listened on: connections to it are refused, and nothing else can take it."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    return sock
 
 
 @pytest.fixture
@@ -57,9 +66,8 @@ def stop_event():
 
 
 def test_start_waits_for_the_local_brokers(site, guard, stop_event):
-    port = free_port()
+    port = _broker_later(4, stop_event)
     driver = LocalTargetDriver(site, port)
-    _listen_later(port, 4, stop_event)
     run = ok(driver.run("START", env={"mm2_local_kafka_wait_seconds": "60"}))
     assert "Waiting up to 60 s for this cluster's Kafka (B: 127.0.0.1:%d) to accept connections" % port in run.output
     assert "Kafka broker 127.0.0.1:%d of B answers after" % port in run.output
@@ -68,7 +76,8 @@ def test_start_waits_for_the_local_brokers(site, guard, stop_event):
 
 
 def test_start_gives_up_after_the_bound_naming_the_brokers(site, guard):
-    port = free_port()
+    refusing = _refusing_port()
+    port = refusing.getsockname()[1]
     driver = LocalTargetDriver(site, port)
     began = time.time()
     run = failed(driver.run("START", env={"mm2_local_kafka_wait_seconds": "3"}))
@@ -77,6 +86,7 @@ def test_start_gives_up_after_the_bound_naming_the_brokers(site, guard):
             in run.output)
     assert "raise kafka-mm2-env/mm2_local_kafka_wait_seconds" in run.output
     assert driver.pid() is None  # nothing was launched
+    refusing.close()
 
 
 def test_no_wait_when_the_flows_use_no_local_kafka(site, guard):
