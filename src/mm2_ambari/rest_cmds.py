@@ -78,7 +78,8 @@ def register(subparsers):
                         "EXPORT_TRANSLATED_OFFSETS; the script reads it as commandParams/NAME")
     p.set_defaults(func=_command(ops.run_command))
 
-    upgrade_cmd.register(subparsers, common, conn_file).set_defaults(func=_command(upgrade_cmd.upgrade))
+    upgrade_cmd.register(subparsers, common, conn_file).set_defaults(
+        func=upgrade_cmd.release_first(_command(upgrade_cmd.upgrade), report))
     host_cmds.register(subparsers, common).set_defaults(func=_command(host_cmds.remove_host))
 
     p = subparsers.add_parser("remove", parents=[common, conn_file], help="stop and delete the service",

@@ -75,6 +75,22 @@ def register(subparsers, common, conn_file):
     return p
 
 
+def release_first(command, report):
+    """command(args), after --mpack was read: a wrong path or a file that is no mpack is bad input
+    (exit 2) before any connection to Ambari, credentials included."""
+    import sys
+    from mm2_ambari.errors import EXIT_BAD_INPUT
+
+    def run(args):
+        try:
+            args.release = load_release(args.mpack)
+        except BadInput as exc:
+            report(sys.stderr, exc)
+            return EXIT_BAD_INPUT
+        return command(args)
+    return run
+
+
 def _type_name(text):
     config_type, sep, name = text.partition("/")
     if not sep or not config_type or not name:
@@ -123,7 +139,8 @@ def version_key(version):
 def load_release(path):
     """The Release of an mpack tarball or unpacked mpack directory (BadInput when it is not one)."""
     if not os.path.exists(path):
-        raise BadInput("--mpack %s: no such file or directory" % path)
+        raise BadInput("--mpack %s: no such file or directory (the tarball given to ambari-server "
+                       "upgrade-mpack, or its directory)" % path)
     if os.path.isdir(path):
         files = _DirFiles(path)
     else:
@@ -331,7 +348,7 @@ def _show(value):
 
 # --- the command -----------------------------------------------------------------------------------
 def upgrade(ctx, opts):
-    release = load_release(opts.mpack)
+    release = getattr(opts, "release", None) or load_release(opts.mpack)
     cluster = ops.read_cluster(ctx)
     if ops.read_service(ctx) is None:
         raise OperationFailed("%s is not installed in cluster %s: nothing to upgrade (a new install gets this "

@@ -133,6 +133,7 @@ def test_command_line_prints_the_ambari_commands_and_checksum(repo_copy, tmpdir)
     tarball = os.path.join(out_dir, "%s-%s.tar.gz" % (name, version))
     assert "ambari-server install-mpack --mpack=%s" % tarball in out
     assert "ambari-server upgrade-mpack --mpack=%s" % tarball in out
+    assert "mm2-ambari upgrade --mpack=<this tarball>" in out
     assert "ambari-server uninstall-mpack --mpack-name=%s" % name in out
     digest = re.search(r"sha256 ([0-9a-f]{64})", out).group(1)
     assert digest == mpack_helpers.load_build_module().sha256_of(tarball)

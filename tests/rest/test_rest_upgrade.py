@@ -308,3 +308,12 @@ def test_only_the_recorded_releases_defaults_count(cli, fake, release):
     result = _upgrade(cli, fake, release)
     assert result.code == 0, result
     assert fake.desired_properties(ENV)["mm2_heap_opts"] == "-Xmx512m"
+
+
+def test_a_wrong_mpack_is_bad_input_before_any_connection(cli, monkeypatch, tmp_path):
+    monkeypatch.delenv("AMBARI_USER")
+    monkeypatch.delenv("AMBARI_PASSWORD")
+    result = cli("upgrade", "--url", "http://127.0.0.1:9", "--cluster", "prod", "--mpack", str(tmp_path / "none.tar.gz"))
+    assert result.code == 2
+    assert "no such file or directory (the tarball given to ambari-server upgrade-mpack" in result.err
+    assert "credentials" not in result.err
