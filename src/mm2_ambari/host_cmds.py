@@ -7,8 +7,8 @@ comes back, its MM2 JVM is still running, still joins the drivers' Connect group
 can stop it any more. So here the driver is stopped first, and a driver that cannot be stopped (its
 agent does not answer, or it is in the middle of another command) is not deleted: the error names it.
 """
-from mm2_core import names
-from mm2_ambari import masking, ops
+from mm2_core.config import names
+from mm2_ambari import ambari_requests, ambari_state, masking
 from mm2_ambari.errors import BadInput, OperationFailed
 
 S, C = names.SERVICE, names.COMPONENT
@@ -55,9 +55,9 @@ def remove_host(ctx, opts):
     if not opts.yes and not ctx.dry_run:
         raise BadInput("remove-host stops %s on %s and deletes it there: pass --yes to confirm (or --dry-run to "
                        "see the calls)" % (C, opts.host))
-    if ops.read_service(ctx) is None:
+    if ambari_state.read_service(ctx) is None:
         raise OperationFailed("%s is not installed in cluster %s" % (S, ctx.cluster))
-    hcs = [hc for hc in ops.read_host_components(ctx) if hc.get("component_name") == C]
+    hcs = [hc for hc in ambari_state.read_host_components(ctx) if hc.get("component_name") == C]
     hc = next((h for h in hcs if h.get("host_name") == opts.host), None)
     if hc is None:
         ctx.say("%s is not on %s (it runs on %s): nothing to remove" % (
@@ -70,11 +70,11 @@ def remove_host(ctx, opts):
                 "the whole service)" % opts.host)
     path = "%s/hosts/%s/host_components/%s" % (ctx.c, opts.host, C)
     if hc.get("state") == "STARTED":
-        ops.run_async(ctx, "PUT", path, ops.host_component_state_body(
+        ambari_requests.run_async(ctx, "PUT", path, ambari_requests.host_component_state_body(
             ctx, "INSTALLED", "Stop %s on %s" % (names.COMPONENT_DISPLAY_NAME, opts.host), host=opts.host),
             "stop %s on %s" % (C, opts.host))
         if not ctx.dry_run:
-            after = next((h for h in ops.read_host_components(ctx) if h.get("component_name") == C
+            after = next((h for h in ambari_state.read_host_components(ctx) if h.get("component_name") == C
                           and h.get("host_name") == opts.host), None)
             if after is not None and after.get("state") not in STOPPED:
                 raise OperationFailed("%s on %s is %s after the stop: not deleted (a running MirrorMaker 2 must "

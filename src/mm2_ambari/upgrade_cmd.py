@@ -35,8 +35,8 @@ import posixpath
 import tarfile
 import xml.etree.ElementTree as ET
 
-from mm2_core import names, schema
-from mm2_ambari import configplan, masking, ops
+from mm2_core.config import names, schema
+from mm2_ambari import ambari_state, config_apply, configplan, masking
 from mm2_ambari.errors import BadInput, MaybeSent, OperationFailed
 
 S, C = names.SERVICE, names.COMPONENT
@@ -349,13 +349,13 @@ def _show(value):
 # --- the command -----------------------------------------------------------------------------------
 def upgrade(ctx, opts):
     release = getattr(opts, "release", None) or load_release(opts.mpack)
-    cluster = ops.read_cluster(ctx)
-    if ops.read_service(ctx) is None:
+    cluster = ambari_state.read_cluster(ctx)
+    if ambari_state.read_service(ctx) is None:
         raise OperationFailed("%s is not installed in cluster %s: nothing to upgrade (a new install gets this "
                               "release's settings as they are)" % (S, ctx.cluster))
-    stack = ops.read_stack_defaults(ctx, cluster["stack"])
+    stack = ambari_state.read_stack_defaults(ctx, cluster["stack"])
     _check_server_has(release, stack, cluster)
-    current = ops.read_current_configs(ctx, cluster["desired"])
+    current = ambari_state.read_current_configs(ctx, cluster["desired"])
     env = current.get(names.ENV)
     recorded = (env.properties.get(MARKER) or "").strip() if env else ""
     if recorded and version_key(recorded) is not None and version_key(recorded) > version_key(release.version):
@@ -370,9 +370,9 @@ def upgrade(ctx, opts):
     _replace_earlier_defaults(ctx, release, earlier, current, stack, overrides)
     changes = configplan.plan(stack, current, overrides, types=list(names.OWN_CONFIG_TYPES))
     _note_kept_templates(ctx, changes, stack, overrides, release.version)
-    started = [hc["host_name"] for hc in ops.read_host_components(ctx)
+    started = [hc["host_name"] for hc in ambari_state.read_host_components(ctx)
                if hc.get("component_name") == C and hc.get("state") == "STARTED"]
-    changed_types = ops.apply_configs(ctx, changes, "mm2-ambari upgrade to mpack %s" % release.version)
+    changed_types = config_apply.apply_configs(ctx, changes, "mm2-ambari upgrade to mpack %s" % release.version)
 
     cluster_defs = _read_alert_definitions(ctx)
     updates, missing, extra = plan_alerts(cluster_defs, release, earlier)
@@ -391,7 +391,7 @@ def upgrade(ctx, opts):
         if ctx.dry_run:
             ctx.say("then Ambari flags %s Restart Required on %s" % (C, ", ".join(started) or "no started host"))
         else:
-            stale = [hc["host_name"] for hc in ops.read_host_components(ctx, "&HostRoles/stale_configs=true")
+            stale = [hc["host_name"] for hc in ambari_state.read_host_components(ctx, "&HostRoles/stale_configs=true")
                      if hc.get("component_name") == C]
             ctx.say("Restart Required: %s on %s. Restart them to run mpack %s: mm2-ambari restart --stale-only "
                     "(add --rolling for one batch at a time)" % (C, ", ".join(stale) or "no host", release.version))

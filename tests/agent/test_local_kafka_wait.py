@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from mm2_core import names
+from mm2_core.config import names
 
 from agent_support import failed, ok
 from driver_fixture import Driver

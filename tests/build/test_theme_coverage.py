@@ -38,17 +38,17 @@ def test_the_reasons_are_sentences_not_flags(build_module):
 
 
 def test_a_new_property_without_a_theme_place_fails_the_build(repo_copy, build_module):
-    replace_in(os.path.join(repo_copy, "package/scripts/mm2_core/schema.py"),
+    replace_in(os.path.join(repo_copy, "package/scripts/mm2_core/config/schema.py"),
                'Property("tasks.max",', 'Property("tasks.extra", "1", "Extra", "An added property.", '
                'value_type="int", overridable=False),\n    Property("tasks.max",')
     problems = [str(p) for p in build_module.validate(repo_copy)]
-    assert any(p.startswith("package/scripts/mm2_core/schema.py:") and
+    assert any(p.startswith("package/scripts/mm2_core/config/schema.py:") and
                "kafka-mm2-replication/tasks.extra: on no tab of %s/themes/theme.json" % SERVICE_DIR in p
                for p in problems), "\n".join(problems)
 
 
 def test_a_placed_property_that_claims_not_to_be_is_a_problem(repo_copy, build_module):
-    replace_in(os.path.join(repo_copy, "package/scripts/mm2_core/schema.py"),
+    replace_in(os.path.join(repo_copy, "package/scripts/mm2_core/config/schema.py"),
                'maximum="1000", overridable=False),', 'maximum="1000", overridable=False, '
                'not_in_theme="a reason given by mistake here"),')
     problems = [str(p) for p in build_module.validate(repo_copy)]

@@ -1,7 +1,9 @@
 """mm2_core.broker_wait: which local clusters START waits for, and the bounded wait itself."""
 import socket
 
-from mm2_core import broker_wait, names, topology
+from mm2_core.config import names
+from mm2_core.host import broker_wait
+from mm2_core.model import parse
 
 
 def _topology(target_bootstrap, local_bootstrap="k1:6667,k2:6667,k3:6667"):
@@ -10,7 +12,7 @@ def _topology(target_bootstrap, local_bootstrap="k1:6667,k2:6667,k3:6667"):
                          "target.alias": "dc2", "target.bootstrap.servers": target_bootstrap},
     }
     local = {"bootstrap.servers": local_bootstrap, "security.protocol": "PLAINTEXT", "hosts": ["k1", "k2", "k3"]}
-    return topology.build_topology(configurations, "3.7.1", local)
+    return parse.build_topology(configurations, "3.7.1", local)
 
 
 def test_the_local_target_is_waited_for():

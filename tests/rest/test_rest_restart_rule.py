@@ -5,7 +5,7 @@ import requests
 from rest_fake_ambari import service_config_dependencies
 from rest_helpers import ADMIN, HOSTS
 
-from mm2_core import names
+from mm2_core.config import names
 
 
 def _save(fake, config_type, properties, tag):

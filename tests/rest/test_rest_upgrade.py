@@ -18,7 +18,7 @@ import pytest
 from rest_fake_ambari import REPO
 from rest_helpers import CL, FAST, HOSTS
 
-from mm2_core import names
+from mm2_core.config import names
 
 ENV, REPL = names.ENV, names.REPLICATION
 SERVICE_DIR = os.path.join("common-services", names.SERVICE, names.SERVICE_VERSION)
