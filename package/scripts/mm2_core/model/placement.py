@@ -27,8 +27,8 @@ from mm2_core.kafka import versions
 ERROR = "ERROR"
 WARN = "WARN"
 
-MULTI_NODE_VERSION = (3, 5, 0)
 _P_TARGETS = names.DRIVER + "/target.clusters"
+_MULTI_NODE_FIRST = str(versions.feature_first(versions.MULTI_NODE))
 
 
 class Finding(object):
@@ -134,14 +134,14 @@ def check_placement(clusters, flows, host_targets, version_tuple, heartbeats_ena
             hosts = serving.get(alias) or []
             if len(hosts) < 2:
                 continue
-            if version_tuple < MULTI_NODE_VERSION:
+            if not versions.supports(version_tuple, versions.MULTI_NODE):
                 findings.append(Finding(ERROR, "Target %s is served by %d driver hosts (%s), but Kafka %s "
                                         "before %s loses task reconfigurations with several drivers per "
                                         "target (KAFKA-9981: new topics and config changes are not "
                                         "replicated). Give each host distinct %s through config groups, "
                                         "keep one driver host, or use Kafka %s+"
                                         % (alias, len(hosts), ", ".join(hosts), _fmt(version_tuple),
-                                           _fmt(MULTI_NODE_VERSION), _P_TARGETS, _fmt(MULTI_NODE_VERSION))))
+                                           _MULTI_NODE_FIRST, _P_TARGETS, _MULTI_NODE_FIRST)))
             elif internal_rest is False:
                 findings.append(Finding(ERROR, "Target %s is served by %d driver hosts (%s) but dedicated-mode "
                                         "internal REST is off: the drivers cannot forward task "
@@ -163,13 +163,13 @@ def local_findings(host, all_hosts, targets, clusters, flows, version_tuple, hea
         # host is the only driver (unserved targets, missing heartbeats)
         if f.host == host or not others:
             findings.append(f)
-    if others and not targets and version_tuple < MULTI_NODE_VERSION:
+    if others and not targets and not versions.supports(version_tuple, versions.MULTI_NODE):
         findings.append(Finding(ERROR, "%s is empty on this host, so it serves every cluster (%s), and "
                                 "%d other driver host(s) exist (%s): Kafka %s before %s loses task "
                                 "reconfigurations with several drivers per target (KAFKA-9981). Give each "
                                 "host its own %s through config groups, keep one driver host, or use "
                                 "Kafka %s+" % (_P_TARGETS, ", ".join(clusters),
                                                len(others), ", ".join(sorted(others)), _fmt(version_tuple),
-                                               _fmt(MULTI_NODE_VERSION), _P_TARGETS,
-                                               _fmt(MULTI_NODE_VERSION)), host))
+                                               _MULTI_NODE_FIRST, _P_TARGETS,
+                                               _MULTI_NODE_FIRST), host))
     return findings
