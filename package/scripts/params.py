@@ -11,6 +11,7 @@ from resource_management.libraries.functions.default import default
 from resource_management.libraries.script.script import Script
 
 from mm2_core.config import names, schema
+from mm2_core.config.config_values import parse_bool
 from mm2_core.formats.text import text, to_text
 from mm2_core.host import install, process
 from mm2_core.kafka import versions
@@ -42,9 +43,7 @@ def _template(config_type, name):
 
 
 def as_bool(value):
-    if isinstance(value, bool):
-        return value
-    return text(value).strip().lower() == "true"
+    return parse_bool(value) is True
 
 
 def as_int(value, prop):
