@@ -120,6 +120,10 @@ MM2_FORMATTERS = "mm2-formatters"
 GET_OFFSETS_TOOL = "get-offsets-tool"
 INTERNAL_TOPICS_USE_SEPARATOR = "internal-topics-use-separator"
 JAVA8_DEPRECATED = "java8-deprecated"
+TOPICS_IF_NOT_EXISTS_WITH_BOOTSTRAP = "topics-if-not-exists-with-bootstrap"
+SIMPLE_GROUP_CHECKPOINTS = "simple-group-checkpoints"
+CHECKPOINTS_ONLY_WHEN_CHANGED = "checkpoints-only-when-changed"
+CONSOLE_COMMAND_OPTIONS = "console-command-options"
 
 FEATURES = {
     EXCLUDE_KEYS: ("2.7.0", None, "topics.exclude / groups.exclude / config.properties.exclude (KIP-629)"),
@@ -148,6 +152,20 @@ FEATURES = {
     INTERNAL_TOPICS_USE_SEPARATOR: ("3.1.0", None,
                                     "internal topic names use replication.policy.separator (KIP-690)"),
     JAVA8_DEPRECATED: ("3.0.0", "4.0.0", "Java 8 still runs Kafka but is deprecated (KIP-750)"),
+    TOPICS_IF_NOT_EXISTS_WITH_BOOTSTRAP: ("2.6.0", None,
+                                          "kafka-topics --create --if-not-exists together with --bootstrap-server "
+                                          "(TopicCommand 2.4.0-2.5.1 refuses the pair)"),
+    SIMPLE_GROUP_CHECKPOINTS: ("2.8.0", None,
+                               "checkpoints of groups that commit without the group protocol (assign(), "
+                               "kafka-consumer-groups --reset-offsets); 2.4-2.7 skip them (isSimpleConsumerGroup)"),
+    CHECKPOINTS_ONLY_WHEN_CHANGED: ("3.4.1", None,
+                                    "the checkpoint task emits a checkpoint only when it changed "
+                                    "(checkpointIsMoreRecent); before, every interval re-emits all of them"),
+    CONSOLE_COMMAND_OPTIONS: ("4.2.0", None,
+                              "console producer/consumer take --command-config, --command-property, "
+                              "--formatter-property / --reader-property; --consumer.config, --producer.config, "
+                              "--consumer-property, --producer-property and --property are deprecated (to go in "
+                              "5.0) and print a warning"),
 }
 
 # Java releases each Kafka line was built and tested with: (first Kafka version, newest Java known to work).
