@@ -333,7 +333,7 @@ def test_released_names_allow_additions(repo_copy, build_module):
     mpack_helpers.set_version(repo_copy, "1.1.0.0")
     replace_in(_path(repo_copy, "package/scripts/mm2_core/config/schema.py"),
                'Property("tasks.max",', 'Property("tasks.extra", "1", "Extra", "An added property.", '
-               'value_type="int", overridable=False),\n    Property("tasks.max",')
+               'value_type="int", overridable=False, not_in_theme="a test property"),\n    Property("tasks.max",')
     assert _problems(build_module, repo_copy) == []
 
 
