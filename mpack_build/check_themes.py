@@ -96,21 +96,6 @@ class ThemeChecker(object):
                      "show it" % config)
         for config in sorted(set(widgets) - set(placed)):
             self.add(self.src.line_of('"%s"' % config, after='"widgets"'), "%s has a widget but no placement" % config)
-        self.every_property_placed_or_explained(placed)
-
-    def every_property_placed_or_explained(self, placed):
-        """Each catalog property is placed on a tab, or says in the schema why not (Property.not_in_theme)."""
-        core = self.ck.core
-        for ctype in core.schema.CONFIG_TYPES:
-            for prop in ctype.properties:
-                config = "%s/%s" % (ctype.name, prop.name)
-                if config in placed and prop.not_in_theme:
-                    self.add(self.src.line_of('"%s"' % config), "%s is placed, but the schema says it is not "
-                             "(%s): drop its not_in_theme or its placement" % (config, prop.not_in_theme))
-                elif config not in placed and not prop.not_in_theme:
-                    self.ck.problems.append(core.problem(ctype.name, prop.name, "not placed in %s: place it on a "
-                                                         "tab, or give the Property not_in_theme=<why not>"
-                                                         % self.rel))
 
     def tab(self, tab):
         name = tab.get("name")

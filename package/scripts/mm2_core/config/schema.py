@@ -41,8 +41,7 @@ class Property(object):
         self.show_property_name = show_property_name
         self.depends_on = tuple(depends_on)  # ((config_type, name), ...)
         self.visible = visible
-        # None: the theme (themes/theme.json) places it on a tab; else why it is left to the Advanced
-        # section ambari-web generates for every config type (the build checks one or the other)
+        # Every property is on a tab of themes/theme.json unless this says why not (build.py checks it).
         self.not_in_theme = not_in_theme
 
     @property
@@ -76,6 +75,12 @@ class ConfigType(object):
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 SASL_MECHANISMS = ("GSSAPI", "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 ROLES = ("source", "target")
+
+# Why some properties are not on a theme tab (the web UI still lists them under Advanced <type>).
+_TEMPLATE_TEXT = ("a whole file as template text: edited in its own text area under Advanced <type>, as the "
+                  "stack services' *-env and log4j templates are")
+_KERBEROS_IDENTITY = ("filled in by Ambari's Kerberos wizard from kerberos.json; changed on Admin > Kerberos, "
+                      "not by hand")
 
 
 def _choices(values):
@@ -171,7 +176,8 @@ ENV = ConfigType(names.ENV, "MirrorMaker 2 process environment", [
     Property("mm2_user", "mm2", "MirrorMaker 2 user",
              "Service user that runs the MM2 process and owns its files.",
              value_type="user", property_type="USER", overridable=False,
-             not_in_theme="the service user: Ambari asks for it on the wizard's Misc (service accounts) page"),
+             not_in_theme="a service account: Ambari shows USER properties on the Misc tab of the Add Service "
+                          "wizard and under Advanced kafka-mm2-env; it is fixed after install"),
     Property("mm2_log_dir", "/var/log/kafka-mm2", "Log directory",
              "Where MM2 writes mirrormaker.log and its stdout.", value_type="directory"),
     Property("mm2_pid_dir", "/var/run/kafka-mm2", "PID directory",
@@ -207,6 +213,11 @@ ENV = ConfigType(names.ENV, "MirrorMaker 2 process environment", [
     Property("mm2_stop_timeout_seconds", "60", "Stop timeout",
              "How long stop waits after SIGTERM before it sends SIGKILL.",
              value_type="int", minimum="1", maximum="1800", unit="seconds"),
+    Property("mm2_local_kafka_wait_seconds", "300", "Wait for this cluster's Kafka",
+             "When a flow this driver runs reads from or writes to this Ambari cluster's own Kafka, start "
+             "first waits up to this long for one of its brokers to accept connections (after a host "
+             "reboot, Service Auto Start may start MirrorMaker 2 before the brokers). 0: do not wait.",
+             value_type="int", minimum="0", maximum="1200", unit="seconds"),
     Property("mm2_metrics_enabled", "true", "Expose metrics over HTTP",
              "Run the Prometheus JMX exporter Java agent so alerts can read MM2 metrics.",
              value_type="boolean"),
@@ -236,8 +247,7 @@ ENV = ConfigType(names.ENV, "MirrorMaker 2 process environment", [
     Property("mm2_metrics_ssl_certificate_alias", "", "Metrics certificate alias",
              "Alias of the key entry in the metrics keystore that the exporter serves (the exporter's "
              "httpServer.ssl.certificate.alias, which it requires). Empty: the alias of the keystore's "
-             "only private key.", empty_value_valid=True,
-             not_in_theme="rarely needed (the keystore's only key is used when empty): kept in Advanced kafka-mm2-env"),
+             "only private key.", empty_value_valid=True),
     Property("mm2_metrics_ssl_ca_file", "", "Metrics CA file (PEM)",
              "PEM file with the CA certificates the alerts trust for the exporter's certificate. "
              "Empty: the system CA bundle.", empty_value_valid=True),
@@ -251,16 +261,20 @@ ENV = ConfigType(names.ENV, "MirrorMaker 2 process environment", [
              "HTTP Basic password of the metrics user.", value_type="password"),
     Property("mm2_principal_name", "", "MirrorMaker 2 principal",
              "Kerberos principal of MM2 (set by Ambari's Kerberos wizard).",
-             property_type="KERBEROS_PRINCIPAL", empty_value_valid=True,
-             not_in_theme="Kerberos: the Kerberos wizard fills it from kerberos.json and shows it there"),
+             property_type="KERBEROS_PRINCIPAL", empty_value_valid=True, not_in_theme=_KERBEROS_IDENTITY),
     Property("mm2_keytab", "", "MirrorMaker 2 keytab",
              "Keytab of the principal above (set by Ambari's Kerberos wizard).",
-             empty_value_valid=True,
-             not_in_theme="Kerberos: the Kerberos wizard fills it from kerberos.json and shows it there"),
+             empty_value_valid=True, not_in_theme=_KERBEROS_IDENTITY),
+    Property("mpack_version", "", "Mpack release of these settings",
+             "The mpack release `mm2-ambari upgrade` last reconciled these settings for (new properties "
+             "added, alert definitions updated). Its change flags the drivers Restart Required, so they "
+             "pick up the new release's scripts. Empty: never reconciled (installed with this release, "
+             "or not upgraded yet).", empty_value_valid=True, overridable=False,
+             not_in_theme="bookkeeping that mm2-ambari upgrade writes; nothing to set by hand (shown under "
+                          "Advanced kafka-mm2-env)"),
     Property("content", "", "mm2-env.sh template",
              "Environment of the MM2 process (Jinja template).", value_type="content",
-             content_file="mm2-env.sh.j2", show_property_name=False,
-             not_in_theme="a template edited as a whole: Advanced kafka-mm2-env shows it in a content editor"),
+             content_file="mm2-env.sh.j2", show_property_name=False, not_in_theme=_TEMPLATE_TEXT),
 ])
 
 CLUSTERS = ConfigType(names.CLUSTERS, "Clusters MirrorMaker 2 connects", [
@@ -271,8 +285,6 @@ CLUSTERS = ConfigType(names.CLUSTERS, "Clusters MirrorMaker 2 connects", [
                                                ("advanced", "Advanced (topology YAML)")],
              overridable=False),
 ] + _cluster_properties("source") + _cluster_properties("target"))
-
-_VERIFY_ONLY = "a setting of the VERIFY_REPLICATION command, not of replication: Advanced kafka-mm2-replication"
 
 REPLICATION = ConfigType(names.REPLICATION, "Replication flows (simple mode) and behaviour", [
     Property("direction", "one-way", "Direction",
@@ -352,38 +364,31 @@ REPLICATION = ConfigType(names.REPLICATION, "Replication flows (simple mode) and
     Property("verify.flows", "", "Verify: flows",
              "Flows the Verify Replication command checks, comma-separated SOURCE->TARGET "
              "(e.g. primary->backup). Empty: every flow.",
-             empty_value_valid=True, overridable=False,
-             not_in_theme=_VERIFY_ONLY),
+             empty_value_valid=True, overridable=False),
     Property("verify.topics", "", "Verify: topics",
              "Comma-separated Java regexes of source topics to verify. Empty: the topics each flow "
              "replicates. Compacted topics can show false losses; leave them out.",
-             empty_value_valid=True, overridable=False,
-             not_in_theme=_VERIFY_ONLY),
+             empty_value_valid=True, overridable=False),
     Property("verify.lookback.minutes", "60", "Verify: time range",
              "Verify Replication compares the records produced in the last N minutes.",
-             value_type="int", minimum="1", maximum="43200", unit="minutes", overridable=False,
-             not_in_theme=_VERIFY_ONLY),
+             value_type="int", minimum="1", maximum="43200", unit="minutes", overridable=False),
     Property("verify.pending.window.seconds", "60", "Verify: in-flight window",
              "Source records this close to the end of the range that are not on the target yet "
              "are reported as pending, not missing. Keep it above the replication latency.",
-             value_type="int", minimum="0", maximum="86400", unit="seconds", overridable=False,
-             not_in_theme=_VERIFY_ONLY),
+             value_type="int", minimum="0", maximum="86400", unit="seconds", overridable=False),
     Property("verify.spark.mode", "auto", "Verify: where Spark runs",
              "auto: on YARN when the cluster has YARN and Spark and this host a Spark client, "
              "otherwise local[*] on this host. yarn / local force one.",
-             value_type="value-list", entries=_choices(("auto", "yarn", "local")), overridable=False,
-             not_in_theme=_VERIFY_ONLY),
+             value_type="value-list", entries=_choices(("auto", "yarn", "local")), overridable=False),
     Property("verify.spark.home", "", "Verify: Spark home",
              "Spark installation holding bin/spark-submit. Empty: SPARK_HOME, the stack's Spark "
              "client, /usr/lib/spark, or a pip-installed pyspark.",
-             empty_value_valid=True, overridable=False,
-             not_in_theme=_VERIFY_ONLY),
+             empty_value_valid=True, overridable=False),
     Property("verify.spark.submit.args", "", "Verify: extra spark-submit arguments",
              "Added to spark-submit. Spark's Kafka connector is not part of Spark: add it here, e.g. "
              "--packages org.apache.spark:spark-sql-kafka-0-10_2.12:3.3.2 or --jars with "
              "spark-sql-kafka-0-10, kafka-clients, commons-pool2 and spark-token-provider-kafka.",
-             empty_value_valid=True, overridable=False,
-             not_in_theme=_VERIFY_ONLY),
+             empty_value_valid=True, overridable=False),
 ])
 
 TOPOLOGY = ConfigType(names.TOPOLOGY, "Advanced topology (YAML)", [
@@ -411,12 +416,10 @@ LOG4J = ConfigType(names.LOG4J, "MirrorMaker 2 logging", [
              "How many rolled log files are kept.", value_type="int", minimum="1", maximum="1000"),
     Property("content", "", "log4j template (Kafka up to 3.x)",
              "log4j 1 properties used with Kafka 2.4 to 3.9.", value_type="content",
-             content_file="log4j.properties.j2", show_property_name=False,
-             not_in_theme="a template edited as a whole: Advanced kafka-mm2-log4j shows it in a content editor"),
+             content_file="log4j.properties.j2", show_property_name=False, not_in_theme=_TEMPLATE_TEXT),
     Property("log4j2_content", "", "log4j2 template (Kafka 4.x)",
              "log4j2 YAML used with Kafka 4.x.", value_type="content",
-             content_file="log4j2.yaml.j2", show_property_name=False,
-             not_in_theme="a template edited as a whole: Advanced kafka-mm2-log4j shows it in a content editor"),
+             content_file="log4j2.yaml.j2", show_property_name=False, not_in_theme=_TEMPLATE_TEXT),
 ])
 
 CUSTOM = ConfigType(names.CUSTOM, "Custom MM2 properties, passed through after validation", [],
