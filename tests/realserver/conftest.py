@@ -1,0 +1,72 @@
+"""Fixtures of the real-server suite: one built server per test session, the mpack installed by its own
+install-mpack, started on free 127.0.0.1 ports; skipped with the reason when it cannot run here."""
+import glob
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+import server  # noqa: E402
+
+REPO_ROOT = server.REPO_ROOT
+CLUSTER = "mm2real"
+
+
+@pytest.fixture(scope="session")
+def server_home():
+    if os.environ.get("MM2_REALSERVER_HOME"):
+        return os.environ["MM2_REALSERVER_HOME"]
+    try:
+        return server.build()
+    except server.Skip as why:
+        pytest.skip(str(why))
+
+
+@pytest.fixture(scope="session")
+def built_mpack(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("dist"))
+    proc = subprocess.run([sys.executable, os.path.join(REPO_ROOT, "build.py"), "--out", out],
+                          capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    tarball, = glob.glob(os.path.join(out, "*.tar.gz"))
+    return tarball
+
+
+@pytest.fixture(scope="session")
+def ambari(server_home, built_mpack, tmp_path_factory):
+    try:
+        s = server.AmbariServer(server_home, str(tmp_path_factory.mktemp("ambari-server")))
+    except server.Skip as why:
+        pytest.skip(str(why))
+    s.install_output = s.install_mpack(built_mpack)
+    try:
+        s.start()
+        yield s
+    finally:
+        s.stop()
+
+
+@pytest.fixture(scope="session")
+def ambari_cluster(ambari):
+    """A cluster on BIGTOP 3.3.0 with the service added (no hosts yet): what makes the server read the
+    service's alert definitions into the cluster."""
+    status, body = ambari.get("/api/v1/clusters/" + CLUSTER)
+    if status == 404:
+        status, body = ambari.request("POST", "/api/v1/clusters/" + CLUSTER, {"Clusters": {"version": "BIGTOP-3.3.0"}})
+        assert status in (201, 202), (status, body)
+        status, body = ambari.request("POST", "/api/v1/clusters/%s/services" % CLUSTER,
+                                      [{"ServiceInfo": {"service_name": "KAFKA_MIRRORMAKER2"}}])
+        assert status in (201, 202), (status, body)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            status, body = ambari.get("/api/v1/clusters/%s/alert_definitions?AlertDefinition/service_name=KAFKA_MIRRORMAKER2" % CLUSTER)
+            if status == 200 and body["items"]:
+                break
+            time.sleep(1)
+    return ambari, CLUSTER
