@@ -22,10 +22,15 @@
 #    jaxb-runtime 2.3.9, javax.activation-api 1.2.0, javax.annotation-api 1.3.2);
 #  - org.apache.ambari:ambari-metrics-common is NOT built or stubbed: its published version
 #    2.7.0.0.0 (ambari.metrics.version of ambari-server/pom.xml) comes from Maven Central.
-#  - EclipseLink 2.6.2's static weaving (eclipselink-staticweave-maven-plugin) fails on JDK 17
-#    ("Cannot invoke ...AbstractSession.getName() because this.session is null": its bundled ASM
-#    cannot read JDK 17 class files); it is switched off, and the server runs with unwoven entities
-#    (EclipseLink then loads lazy to-one relations eagerly: same results, more queries);
+#  - EclipseLink 2.7.15 instead of 2.6.2 (-Declipselink.version, the root pom's own property, used by
+#    the server's dependency and by its static-weaving plugin): 2.6.2 cannot read JDK 17 class files
+#    (its bundled ASM 5), both in the build's static weaving and at server start, with the same error
+#    "PersistenceUnitLoadingException ... NullPointerException: Cannot invoke
+#    "org.eclipse.persistence.internal.sessions.AbstractSession.getName()" because "this.session" is null"
+#    (EntityManagerSetupImpl.predeploy); 2.7.15 weaves and runs on JDK 17. One call of an EclipseLink
+#    internal helper whose signature 2.7 changed is adapted in DBAccessorImpl.java (getDBPlatform now
+#    takes the database's minor and major version): the only change to the server's Java sources;
+#  - contrib/views (views are not part of this build) is an empty folder for the view-jar copy step;
 #  - Maven Central only (a mirror of every repository the POMs list);
 #  - the swagger REST docs are not generated (their sources are left out; an empty spec feeds
 #    swagger-codegen, which cannot be skipped).
@@ -79,7 +84,7 @@ cat > "$OUT/settings.xml" <<'XML'
 XML
 # The generated REST API docs are left out of the sources; swagger-codegen (no skip switch) renders
 # its HTML from this empty spec instead of the one swagger-maven-plugin would generate (skipped).
-mkdir -p "$OUT/swagger-stub"
+mkdir -p "$OUT/swagger-stub" "$OUT/no-contrib-views"
 echo '{"swagger":"2.0","info":{"title":"Ambari REST API (docs not built)","version":"v1"},"paths":{}}' > "$OUT/swagger-stub/swagger.json"
 rm -rf "$OUT/src" "$OUT/lib.new"
 cp -a "$SRC" "$OUT/src"
@@ -117,19 +122,23 @@ block = "  <dependencies>\n    <!-- mm2 realserver build on JDK 17: Java EE APIs
     for d in deps) + "  </dependencies>\n"
 open(p, "w").write(s.replace(marker, block + marker, 1))
 
-p = "ambari-server/pom.xml"
+# EclipseLink 2.7 changed one internal helper that DBAccessorImpl calls (the only source change).
+p = "ambari-server/src/main/java/org/apache/ambari/server/orm/DBAccessorImpl.java"
 s = open(p).read()
-weave = "<goal>weave</goal>\n            </goals>\n            <phase>process-classes</phase>"
-if s.count(weave) != 1:
-    raise SystemExit("ambari-server/pom.xml: the eclipselink static weave execution moved; the build changes need updating")
-open(p, "w").write(s.replace(weave, weave.replace("process-classes", "none"), 1))
+call = "DBPlatformHelper.getDBPlatform(vendorName, new AbstractSessionLog() {"
+if s.count(call) != 1:
+    raise SystemExit(p + ": the DBPlatformHelper call moved; the build changes need updating")
+open(p, "w").write(s.replace(call, "DBPlatformHelper.getDBPlatform(vendorName, "
+                             "String.valueOf(connection.getMetaData().getDatabaseMinorVersion()), "
+                             "String.valueOf(connection.getMetaData().getDatabaseMajorVersion()), new AbstractSessionLog() {", 1))
 PY
 
 echo "building the Ambari server in $OUT/src (log: $OUT/build.log)"
 if ! nice -n 10 mvn "${MVN_FLAGS[@]}" -s "$OUT/settings.xml" -f mm2-aggregator.xml package dependency:copy-dependencies \
      -DskipTests -Dmaven.test.skip=true -Drat.skip=true -Dfindbugs.skip=true -Dcheckstyle.skip=true \
      -DassemblyPhase=none -DskipPythonTests -DincludeScope=runtime \
-     -Dswagger.skip=true -Dswagger.spec.dir="$OUT/swagger-stub" > "$OUT/build.log" 2>&1; then
+     -Dswagger.skip=true -Dswagger.spec.dir="$OUT/swagger-stub" -Dcontrib-views-dir="$OUT/no-contrib-views" \
+     -Declipselink.version=2.7.15 > "$OUT/build.log" 2>&1; then
   grep -E "ERROR" "$OUT/build.log" | head -20
   echo "the Ambari server build failed: $OUT/build.log"
   exit 1

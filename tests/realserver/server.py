@@ -62,6 +62,12 @@ def server_python_src():
     return os.environ.get("MM2_AMBARI_SERVER_SRC") or os.path.join(SHARED, "ambari-src", "trunk")
 
 
+def agent_site():
+    """What an Ambari 3 host has beside Ambari's library (python3-distro): tests/run.sh installs
+    requirements-agent-py39.txt into .venv-agent39 (as for tests/e2e)."""
+    return os.path.join(REPO_ROOT, ".venv-agent39")
+
+
 def python39():
     if os.environ.get("MM2_PY39"):
         return os.environ["MM2_PY39"]
@@ -155,7 +161,7 @@ class AmbariServer(object):
         wrap = os.path.join(d["bin"], "ambari-python-wrap")
         _write(wrap, "#!/bin/bash\nexport PYTHONPATH=%s${PYTHONPATH:+:$PYTHONPATH}\nexec %s \"$@\"\n" % (
             os.pathsep.join([self.common_py, os.path.join(self.common_py, "ambari_jinja2"),
-                             os.path.join(server_python_src(), "ambari-server", "src", "main", "python")]),
+                             os.path.join(server_python_src(), "ambari-server", "src", "main", "python"), agent_site()]),
             self.python), 0o755)
         pw = os.path.join(d["conf"], "password.dat")
         _write(pw, "bigdata", 0o600)
@@ -241,7 +247,7 @@ class AmbariServer(object):
         env.update(AMBARI_CONF_DIR=self.dirs["conf"], PYTHONDONTWRITEBYTECODE="1",
                    PATH=self.dirs["bin"] + os.pathsep + os.environ.get("PATH", ""),
                    PYTHONPATH=os.pathsep.join([os.path.join(server_python_src(), "ambari-server", "src", "main", "python"),
-                                               self.common_py]))
+                                               self.common_py, agent_site()]))
         return env
 
     MPACK_DRIVER = (
