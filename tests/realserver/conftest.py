@@ -50,6 +50,7 @@ def ambari(server_home, built_mpack, tmp_path_factory):
     except server.Skip as why:
         pytest.skip(str(why))
     s.install_output = s.install_mpack(built_mpack)
+    s.mpack_tarball = built_mpack
     try:
         s.start()
         yield s
@@ -65,8 +66,11 @@ def ambari_cluster(ambari):
     if status == 404:
         status, body = ambari.request("POST", "/api/v1/clusters/" + CLUSTER, {"Clusters": {"version": "BIGTOP-3.3.0"}})
         assert status in (201, 202), (status, body)
+        # the first service of a cluster names its repository version (the wizard sends it too)
+        repo_id = ambari.repository_version("BIGTOP", "3.3.0")
         status, body = ambari.request("POST", "/api/v1/clusters/%s/services" % CLUSTER,
-                                      [{"ServiceInfo": {"service_name": "KAFKA_MIRRORMAKER2"}}])
+                                      [{"ServiceInfo": {"service_name": "KAFKA_MIRRORMAKER2",
+                                                        "desired_repository_version_id": repo_id}}])
         assert status in (201, 202), (status, body)
         deadline = time.time() + 60
         while time.time() < deadline:

@@ -125,6 +125,7 @@ class AmbariServer(object):
         if not os.path.isdir(self.common_py):
             raise Skip("no Ambari 3 ambari-common at %s (../shared/ambari/trunk)" % self.common_py)
         self.proc = None
+        self.passphrase = base64.b16encode(os.urandom(12)).decode().lower()
         self.port = free_port()
         self.one_way_port = free_port()
         self.two_way_port = free_port()
@@ -154,7 +155,13 @@ class AmbariServer(object):
             _write(os.path.join(res, "version"), AMBARI_VERSION)
         keys = d["keys"]
         if not os.path.isfile(os.path.join(keys, "ca.config")):
-            shutil.copy(os.path.join(self.src, "conf", "unix", "ca.config"), os.path.join(keys, "ca.config"))
+            # the packaged ca.config points at /var/lib/ambari-server/keys/db: this server's keys/db instead
+            with open(os.path.join(self.src, "conf", "unix", "ca.config")) as fh:
+                ca_config = fh.read()
+            if "$root_dir/var/lib/ambari-server/keys/db" not in ca_config:
+                raise RuntimeError("ca.config changed: its CA database dir is no longer $root_dir/var/lib/ambari-server/keys/db")
+            _write(os.path.join(keys, "ca.config"),
+                   ca_config.replace("$root_dir/var/lib/ambari-server/keys/db", os.path.join(keys, "db")))
             shutil.copytree(os.path.join(res_src, "db"), os.path.join(keys, "db"))
             os.chmod(keys, 0o700)
         _write(os.path.join(d["bin"], "ambari-sudo.sh"), SUDO_STANDIN, 0o755)
@@ -182,7 +189,7 @@ class AmbariServer(object):
             "server.jdbc.database": "h2",
             "server.jdbc.database_name": "ambari",
             "resources.dir": d["resources"],
-            "shared.resources.dir": os.path.join(self.common_py, "ambari_commons", "resources"),
+            "shared.resources.dir": self._shared_resources(),
             "custom.action.definitions": os.path.join(d["resources"], "custom_action_definitions"),
             "metadata.path": os.path.join(d["resources"], "stacks"),
             "common.services.path": os.path.join(d["resources"], "common-services"),
@@ -222,6 +229,31 @@ class AmbariServer(object):
         _write(os.path.join(d["conf"], "log4j.properties"), "ambari.log.dir=%s\n%s\n" % (d["log"], "\n".join(lines)))
         self.log = os.path.join(d["log"], "ambari-server.log")
         self.out = os.path.join(d["log"], "ambari-server.out")
+
+    def _shared_resources(self):
+        """ambari_commons/resources (os_family.json: the OS types agents may register with). Ambari 3 lists
+        Debian 10 and 11; a host of a newer major version of a listed distribution (this CI's Debian 12) is
+        added to its family in this server's copy, so that its agent can register. Nothing else changes."""
+        target = os.path.join(self.workdir, "shared-resources")
+        if not os.path.isdir(target):
+            shutil.copytree(os.path.join(self.common_py, "ambari_commons", "resources"), target)
+            release = {}
+            if os.path.exists("/etc/os-release"):
+                with open("/etc/os-release") as fh:
+                    for line in fh:
+                        if "=" in line:
+                            k, v = line.rstrip("\n").split("=", 1)
+                            release[k] = v.strip('"')
+            distro, major = release.get("ID", ""), release.get("VERSION_ID", "").split(".")[0]
+            path = os.path.join(target, "os_family.json")
+            with open(path) as fh:
+                families = json.load(fh)
+            for family in families["mapping"].values():
+                if distro in family.get("distro", []) and major.isdigit() and int(major) not in family["versions"]:
+                    family["versions"].append(int(major))
+            with open(path, "w") as fh:
+                json.dump(families, fh, indent=2)
+        return target
 
     def h2_jar(self):
         for name in sorted(os.listdir(os.path.join(self.home, "lib"))):
@@ -289,6 +321,7 @@ class AmbariServer(object):
         cmd += ["-cp", self.classpath(), "org.apache.ambari.server.controller.AmbariServer"]
         env = self.env()
         env["AMBARI_CONF_DIR"] = self.dirs["conf"]
+        env["AMBARI_PASSPHRASE"] = self.passphrase  # agents present it to have their certificates signed
         self.started_at = time.time()
         with open(self.out, "ab") as out:
             self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=self.workdir,
@@ -350,3 +383,22 @@ class AmbariServer(object):
 
     def get(self, path, timeout=60):
         return self.request("GET", path, timeout=timeout)
+
+    def repository_version(self, stack, version, os_type="redhat8"):
+        """The id of this stack version's repository version, registered first if there is none (an operator
+        does this on the wizard's Select Version page). Its repository URL is never used: the service
+        installs Kafka from a path, and no agent package manager runs here."""
+        path = "/api/v1/stacks/%s/versions/%s/repository_versions" % (stack, version)
+        status, body = self.get(path + "?fields=RepositoryVersions/id")
+        if status == 200 and body["items"]:
+            return body["items"][0]["RepositoryVersions"]["id"]
+        status, body = self.request("POST", path, {
+            "RepositoryVersions": {"repository_version": version + ".0", "display_name": "%s-%s.0" % (stack, version)},
+            "operating_systems": [{"OperatingSystems": {"os_type": os_type, "ambari_managed_repositories": False},
+                                   "repositories": [{"Repositories": {"repo_id": "%s-%s" % (stack, version),
+                                                                      "repo_name": stack.lower(),
+                                                                      "base_url": "http://127.0.0.1:1/unused"}}]}]})
+        if status != 201:
+            raise RuntimeError("registering a repository version failed: %s %s" % (status, body))
+        status, body = self.get(path + "?fields=RepositoryVersions/id")
+        return body["items"][0]["RepositoryVersions"]["id"]

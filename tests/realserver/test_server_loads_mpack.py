@@ -34,7 +34,9 @@ def _ok(result):
 
 
 def test_install_mpack_went_through_the_servers_own_code(ambari):
-    assert "successfully installed" in ambari.install_output
+    with open(os.path.join(ambari.dirs["resources"], "mpacks", "mpacks_replay.log")) as fh:
+        replay = fh.read()
+    assert "'mpack_command': 'install-mpack'" in replay and os.path.basename(ambari.mpack_tarball) in replay
     link = os.path.join(ambari.dirs["resources"], "stacks", "BIGTOP", "3.3.0", "services", SERVICE)
     assert os.path.islink(link), "install-mpack did not link the service into BIGTOP 3.3.0"
 
@@ -42,9 +44,14 @@ def test_install_mpack_went_through_the_servers_own_code(ambari):
 def test_server_reports_no_stack_error(ambari):
     body = _ok(ambari.get(STACK + "?fields=Versions/stack-errors"))
     assert body["Versions"].get("stack-errors", []) == []
-    errors = [line for line in ambari.log_text().splitlines()
-              if " ERROR " in line and re.search(r"stack|Stack|service|Service|MIRRORMAKER|metainfo", line)]
-    assert errors == []
+    # what the stack loader logs about a service it rejects or half-reads (ERROR/WARN lines of the stack
+    # classes, or any line naming the service at those levels)
+    loader = re.compile(r"(StackManager|StackModule|ServiceModule|StackDirectory|ServiceDirectory|ServiceInfo|"
+                        r"AmbariMetaInfo|ThemeModule|QuickLinksConfigurationModule|ConfigurationModule|"
+                        r"KerberosDescriptor|AlertDefinitionFactory|%s)" % SERVICE)
+    problems = [line for line in ambari.log_text().splitlines()
+                if (" ERROR " in line or " WARN " in line) and loader.search(line)]
+    assert problems == []
 
 
 def test_service_lists_every_config_type_of_the_mpack(ambari, mpack_dir):
@@ -54,7 +61,7 @@ def test_service_lists_every_config_type_of_the_mpack(ambari, mpack_dir):
     assert listed == expected
     # every property of every type arrives, with its attributes
     for config_type in expected:
-        names = [p.findtext("name") for p in ET.parse(os.path.join(mpack_dir, "configuration", config_type + ".xml")).getroot().iter("property")]
+        names = [p.findtext("name") for p in ET.parse(os.path.join(mpack_dir, "configuration", config_type + ".xml")).getroot().findall("property")]
         conf = _ok(ambari.get(SVC + "/configurations?StackConfigurations/type=%s.xml&fields=StackConfigurations/property_name" % config_type))
         got = sorted(item["StackConfigurations"]["property_name"] for item in conf["items"])
         assert got == sorted(names), config_type
@@ -77,8 +84,19 @@ def test_theme_is_served(ambari, mpack_dir):
     body = _ok(ambari.get(SVC + "/themes?fields=*"))
     assert [item["ThemeInfo"]["file_name"] for item in body["items"]] == ["theme.json"]
     served = body["items"][0]["ThemeInfo"]["theme_data"]
-    assert served["Theme"]["configuration"]["layouts"] == theme["configuration"]["layouts"]
-    assert served["Theme"]["configuration"]["placement"] == theme["configuration"]["placement"]
+    conf = served["Theme"]["configuration"]
+
+    def tabs(layouts):
+        return [(tab["name"], [(sec["name"], sorted(sub["name"] for sub in sec.get("subsections", [])))
+                               for sec in tab["layout"]["sections"]])
+                for layout in layouts for tab in layout["tabs"]]
+
+    def placed(placement):
+        return sorted((c["config"], c.get("subsection-name", "")) for c in placement["configs"])
+
+    assert tabs(conf["layouts"]) == tabs(theme["configuration"]["layouts"])
+    assert placed(conf["placement"]) == placed(theme["configuration"]["placement"])
+    assert sorted(w["config"] for w in conf["widgets"]) == sorted(w["config"] for w in theme["configuration"]["widgets"])
 
 
 def test_quicklinks_are_served(ambari, mpack_dir):
@@ -93,12 +111,14 @@ def test_quicklinks_are_served(ambari, mpack_dir):
 def test_kerberos_descriptor_is_served(ambari, mpack_dir):
     with open(os.path.join(mpack_dir, "kerberos.json")) as fh:
         kerberos = json.load(fh)
-    body = _ok(ambari.get(SVC + "/artifacts/kerberos_descriptor"))
-    services = body["artifact_data"]["services"]
-    served, = [s for s in services if s["name"] == SERVICE]
+    served = _ok(ambari.get(SVC + "/artifacts/kerberos_descriptor"))["artifact_data"]
     ours, = [s for s in kerberos["services"] if s["name"] == SERVICE]
+    assert served["name"] == SERVICE
     assert sorted(i["name"] for i in served.get("identities", [])) == sorted(i["name"] for i in ours.get("identities", []))
-    assert sorted(c["name"] for c in served.get("components", [])) == sorted(c["name"] for c in ours.get("components", []))
+    assert sorted(c["name"] for c in served["components"]) == sorted(c["name"] for c in ours["components"])
+    for comp in ours["components"]:
+        got, = [c for c in served["components"] if c["name"] == comp["name"]]
+        assert sorted(i["name"] for i in got.get("identities", [])) == sorted(i["name"] for i in comp.get("identities", []))
 
 
 def test_alert_definitions_are_scheduled_for_a_cluster_with_the_service(ambari_cluster, mpack_dir):
@@ -110,3 +130,4 @@ def test_alert_definitions_are_scheduled_for_a_cluster_with_the_service(ambari_c
     got = sorted(item["AlertDefinition"]["name"] for item in body["items"])
     assert got == expected
     assert len(got) == 6
+    assert set(item["AlertDefinition"]["source"]["type"] for item in body["items"]) == {"SCRIPT"}
