@@ -79,3 +79,28 @@ def ambari_cluster(ambari):
                 break
             time.sleep(1)
     return ambari, CLUSTER
+
+
+@pytest.fixture(scope="session")
+def agent_host(ambari, tmp_path_factory):
+    """A real Ambari 3 agent (../shared/ambari/trunk under Python 3.9) registered with the server; its host
+    name. Stopped by pid at the end of the session."""
+    import agent as agent_mod
+    a = agent_mod.RealAgent(ambari, str(tmp_path_factory.mktemp("ambari-agent")))
+    a.start()
+    try:
+        a.registration = a.wait_registered()
+        yield a
+    finally:
+        a.stop()
+
+
+@pytest.fixture(scope="session")
+def cluster_with_host(ambari_cluster, agent_host):
+    """The cluster of ambari_cluster with the agent's host added (what the wizard's Install Options step does)."""
+    ambari, cluster = ambari_cluster
+    status, body = ambari.get("/api/v1/clusters/%s/hosts/%s" % (cluster, agent_host.hostname))
+    if status == 404:
+        status, body = ambari.request("POST", "/api/v1/clusters/%s/hosts/%s" % (cluster, agent_host.hostname))
+        assert status in (201, 202), (status, body)
+    return ambari, cluster, agent_host.hostname
