@@ -17,7 +17,9 @@ Layout of a server (everything under workdir, nothing in /etc or /var):
     bin/       ambari-python-wrap (Python 3.9 with Ambari's library), an ambari-sudo.sh stand-in
     log/ run/ tmp/ web/
 
-Why not `ambari-server start`: its java command line carries -XX:+UseConcMarkSweepGC, which JDK 17 rejects
+`start()` does what `ambari-server start` does (ambari_server_main.server_process_main): the resource
+housekeeping through the server's own Python (refresh_stack_hash: the archives agents download), then the JVM.
+Why not `ambari-server start` itself: its java command line carries -XX:+UseConcMarkSweepGC, which JDK 17 rejects
 ("Unrecognized VM option"); the same command is run here without the CMS flags and with the --add-opens
 JDK 17 needs for Guice/cglib and EclipseLink. Everything else is the server's own code.
 """
@@ -311,8 +313,23 @@ class AmbariServer(object):
     def classpath(self):
         return os.pathsep.join([self.dirs["conf"], os.path.join(self.home, "lib", "*")])
 
+    HOUSEKEEPING = (
+        "from ambari_server.serverConfiguration import get_ambari_properties\n"
+        "from ambari_server.serverUtils import refresh_stack_hash\n"
+        "refresh_stack_hash(get_ambari_properties())\n")
+
+    def organize_resources(self):
+        """`ambari-server start`'s first step (ambari_server_main: refresh_stack_hash): the server's Python
+        hashes and zips stacks/, common-services/, stack-hooks/ ... into the archives agents download."""
+        proc = subprocess.run([self.python, "-c", self.HOUSEKEEPING], env=self.env(), cwd=self.workdir,
+                              capture_output=True, text=True, timeout=300)
+        if proc.returncode != 0:
+            raise RuntimeError("refresh_stack_hash failed:\n%s%s" % (proc.stdout[-3000:], proc.stderr[-3000:]))
+        return proc.stdout
+
     def start(self, timeout=300):
         self.create_database()
+        self.organize_resources()
         cmd = [self.java, "-server", "-Xms256m", "-Xmx1536m", "-XX:+UseSerialGC",
                "-Dsun.zip.disableMemoryMapping=true", "-Djava.net.preferIPv4Stack=true",
                "-Djava.security.auth.login.config=%s" % os.path.join(self.src, "conf", "unix", "krb5JAASLogin.conf"),
