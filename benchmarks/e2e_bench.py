@@ -33,7 +33,7 @@ for p in (os.path.join(REPO, "tests"), os.path.join(REPO, "package", "scripts"))
         sys.path.insert(0, p)
 
 from e2e import agent  # noqa: E402
-from mm2_core import names  # noqa: E402
+from mm2_core.config import names  # noqa: E402
 from realkafka import cluster as rk  # noqa: E402
 
 TOPIC = "bench"

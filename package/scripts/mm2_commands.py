@@ -2,7 +2,7 @@
 
 They talk to the Kafka clusters only through the installation's command-line tools
 (mm2_kafka_cli), as the MM2 user, with the same security settings MM2 uses. The record formats
-are parsed by the pure core (mm2_core.kafka_tools).
+are parsed by the pure core (mm2_core.host.kafka_tools).
 """
 import json
 import os
@@ -13,8 +13,9 @@ import uuid
 from resource_management.core.exceptions import Fail
 from resource_management.core.logger import Logger
 
-from mm2_core import kafka_tools, names
-from mm2_core.text import text, to_text
+from mm2_core.config import names
+from mm2_core.formats.text import text, to_text
+from mm2_core.host import kafka_tools
 
 CHECK_TOPIC = names.SERVICE_CHECK_TOPIC
 CHECK_TOPIC_CONFIGS = {"retention.ms": str(24 * 3600 * 1000)}

@@ -12,9 +12,10 @@ import tempfile
 from resource_management.core.exceptions import Fail
 from resource_management.core.logger import Logger
 
-from mm2_core import javaprops, kafka_tools, process
-from mm2_core import render as mm2_render
-from mm2_core.text import native, text
+from mm2_core.formats import javaprops
+from mm2_core.formats.text import native, text
+from mm2_core.host import kafka_tools, process
+from mm2_core.rendering import render as mm2_render
 
 TOOL_HEAP = "-Xmx512m"
 TOOL_KILL_GRACE = 10   # seconds between the TERM and the KILL of a tool that overran

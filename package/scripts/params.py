@@ -10,8 +10,9 @@ import os
 from resource_management.libraries.functions.default import default
 from resource_management.libraries.script.script import Script
 
-from mm2_core import install, names, process, schema
-from mm2_core.text import text, to_text
+from mm2_core.config import names, schema
+from mm2_core.formats.text import text, to_text
+from mm2_core.host import install, process
 import status_params
 
 config = Script.get_config()

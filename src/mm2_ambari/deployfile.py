@@ -24,7 +24,8 @@ import os
 
 import yaml
 
-from mm2_core import names, schema, versions
+from mm2_core.config import names, schema
+from mm2_core.kafka import versions
 from mm2_ambari import masking
 from mm2_ambari.errors import BadInput
 
@@ -353,7 +354,7 @@ def _topology_text(text, root, data):
         except yaml.YAMLError:
             pass
     # Unusual layout (flow-style root...): fall back to a re-dump, which loses comments only.
-    # No line wrapping: the agent's strict parser (mm2_core.yamlish) refuses multi-line scalars.
+    # No line wrapping: the agent's strict parser (mm2_core.formats.yamlish) refuses multi-line scalars.
     return yaml.safe_dump(rest, sort_keys=False, default_flow_style=False, allow_unicode=True, width=1 << 30)
 
 

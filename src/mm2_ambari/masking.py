@@ -1,7 +1,7 @@
 """Keep passwords out of everything mm2-ambari prints: plans, diffs, errors.
 
 A property is secret when the catalog says it is a PASSWORD, when Ambari's properties_attributes mark it
-as a password, when the core's rule says its key holds a credential (mm2_core.versions.is_secret_key:
+as a password, when the core's rule says its key holds a credential (mm2_core.kafka.versions.is_secret_key:
 passwords, JAAS configs, PEM private keys ssl.keystore.key, *secret, basic.auth.user.info), or when
 its name contains 'password'/'passwd' (Ambari's own SecretReference heuristic). PEM private key
 blocks and passwords inside URLs (https://user:pass@host) are masked in any text.
@@ -9,7 +9,8 @@ blocks and passwords inside URLs (https://user:pass@host) are masked in any text
 import re
 from urllib.parse import urlsplit
 
-from mm2_core import schema, versions
+from mm2_core.config import schema
+from mm2_core.kafka import versions
 
 MASK = "********"
 # Names whose value is a secret: the core rule's suffixes plus Ambari's 'password'/'passwd' anywhere.

@@ -1,6 +1,6 @@
 """`mm2-ambari render`: offline preview of the files the Ambari agent writes on one MM2 host.
 
-Uses the same pure core (mm2_core.render) as the agent, so the properties file and the secrets
+Uses the same pure core (mm2_core.rendering.render) as the agent, so the properties file and the secrets
 file are byte for byte what the agent writes; mm2-env.sh and the log4j file are rendered with
 jinja2 from the same templates (the configured `content` properties, else the mpack's defaults in
 package/templates) the way Ambari's InlineTemplate renders them.
@@ -12,7 +12,9 @@ import os
 import socket
 import sys
 
-from mm2_core import names, render, schema, topology, versions
+from mm2_core.config import config_values, local_kafka, names, problems, schema
+from mm2_core.kafka import versions
+from mm2_core.rendering import render, templates
 from mm2_ambari import masking
 
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
@@ -24,7 +26,8 @@ def _templates_dir():
     shipped = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
     if os.path.isfile(os.path.join(shipped, "mm2-env.sh.j2")):
         return shipped
-    return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(render.__file__)),
+    import mm2_core  # package/scripts/mm2_core in a checkout: the templates are in package/templates
+    return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(mm2_core.__file__)),
                                          os.pardir, os.pardir, "templates"))
 
 
@@ -111,12 +114,12 @@ def run(args):
         if unsupported[0] == "ERROR":
             return EXIT_BAD_INPUT
     host = args.host or socket.getfqdn()
-    conf_dir = topology.text(topology.get(configurations, names.ENV, "mm2_conf_dir"))
+    conf_dir = config_values.text(config_values.get(configurations, names.ENV, "mm2_conf_dir"))
     brokers = [h.strip() for h in args.kafka_broker_hosts.split(",") if h.strip()]
-    local = topology.local_kafka_from(configurations, brokers) if brokers else None
+    local = local_kafka.local_kafka_from(configurations, brokers) if brokers else None
     try:
         rendering = render.render_mm2(configurations, str(version), host, conf_dir, local_kafka=local)
-    except topology.ConfigError as exc:
+    except problems.ConfigError as exc:
         sys.stderr.write("The configuration is invalid for Kafka %s:\n" % version)
         for problem in exc.problems:
             sys.stderr.write("  %s %s\n" % (problem.level, masking.mask_text(str(problem))))
@@ -125,7 +128,7 @@ def run(args):
         sys.stderr.write("  WARN %s\n" % masking.mask_text(str(problem)))
     # Everything is rendered in memory first: a template that fails writes nothing at all.
     outputs = [(rendered.name, rendered.text, rendered.mode) for rendered in rendering.files]
-    context = render.template_context(configurations, version, host, conf_dir, args.java_home)
+    context = templates.template_context(configurations, version, host, conf_dir, args.java_home)
     for config_type, prop, file_name in (
             (names.ENV, "content", context["env_file_name"]),
             (names.LOG4J, context["log4j_content_property"], context["log4j_file_name"])):

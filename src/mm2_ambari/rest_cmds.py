@@ -10,8 +10,8 @@ import sys
 import warnings
 from urllib.parse import urlsplit
 
-from mm2_core import names
-from mm2_ambari import credentials, deployfile, ops
+from mm2_core.config import names
+from mm2_ambari import ambari_state, credentials, deployfile, ops
 from mm2_ambari.ambari_api import AmbariClient
 from mm2_ambari.errors import EXIT_BAD_INPUT, EXIT_FAILED, BadInput, Mm2AmbariError
 from mm2_ambari.waiter import Waiter
@@ -188,7 +188,7 @@ def _command(fn):
                                   log=lambda m: print(m, file=err))
             waiter = Waiter(client, cluster, poll_interval=args.poll_interval, timeout=args.wait_timeout,
                             progress=False if args.no_progress else None, stream=err)
-            ctx = ops.Context(client, cluster, waiter, out, err, dry_run=args.dry_run)
+            ctx = ambari_state.Context(client, cluster, waiter, out, err, dry_run=args.dry_run)
             if fn in (_deploy, _configure):
                 return fn(ctx, df, args)
             return fn(ctx, args)

@@ -91,9 +91,10 @@ def load_configurations(path):
 def plan_from_ambari(configurations, kafka_version, job_args):
     """The job plan for these configurations, with the command line's range and flow choice."""
     try:
-        from mm2_core import javaprops, render
+        from mm2_core.formats import javaprops
+        from mm2_core.rendering import render
     except ImportError as exc:
-        raise job.BadInput("--ambari-config needs the rendering core (mm2_core.render): %s" % exc)
+        raise job.BadInput("--ambari-config needs the rendering core (mm2_core.rendering.render): %s" % exc)
     conf_dir = tempfile.mkdtemp(prefix="mm2-verify-render-")
     try:
         rendering = render.render_mm2(configurations, kafka_version, "localhost", conf_dir)

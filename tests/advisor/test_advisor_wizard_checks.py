@@ -10,7 +10,8 @@ import os
 
 import pytest
 
-from mm2_core import advice, names
+from mm2_core.advisor import advice
+from mm2_core.config import names
 
 import advisor_inputs as inputs
 from advisor_harness import find, validation_items

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from mm2_core import names
+from mm2_core.config import names
 
 import fakekafka
 from driver_fixture import Driver

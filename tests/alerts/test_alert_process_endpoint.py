@@ -9,7 +9,8 @@ import pytest
 
 from conftest import render
 from metrics_server import free_port
-from mm2_core import alert_fetch, alert_runner, metrics as m, names
+from mm2_core.alerts import alert_fetch, alert_runner, metrics as m
+from mm2_core.config import names
 from mm2_sim import Flow, MM2Process, partitions
 
 PAYLOAD_PROCESS = MM2Process("3.7.1", herders=[("A", "B"), ("B", "A")], flows=[Flow("A", "B", partitions("t", 3))])

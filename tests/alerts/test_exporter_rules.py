@@ -5,7 +5,7 @@ import pytest
 import yaml
 
 from exporter_sim import Exporter, RULES_FILE, jmx_sanitize
-from mm2_core import alert_runner, metrics as m
+from mm2_core.alerts import alert_runner, metrics as m
 from mm2_sim import Checkpoint, Flow, MM2Process, partitions
 
 VERSIONS = [("2.4.1", False), ("3.4.1", False), ("3.7.1", False), ("3.7.1", True), ("3.9.0", False), ("4.0.0", False)]

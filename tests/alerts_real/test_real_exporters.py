@@ -20,7 +20,8 @@ if ALERTS_TESTS not in sys.path:
 
 from exporter_sim import Exporter, exporter_tail  # noqa: E402
 from mm2_sim import Flow, MM2Process, partitions  # noqa: E402
-from mm2_core import alert_config, alert_eval as ev, alert_fetch, alert_runner, metrics as m  # noqa: E402
+from mm2_core.alerts import alert_config, alert_fetch, alert_runner, evaluation, metrics as m  # noqa: E402
+from mm2_core.alerts import partitions as partition_reading  # noqa: E402
 
 EXPORTER_DIR = rk.shared_dir("jmx-exporter")
 VERSIONS = ("1.0.1", "0.20.0")
@@ -162,9 +163,9 @@ def test_alerts_on_real_mm2_with_tls_and_basic_auth(kafka, tmp_path, version):
         # the dotted topic: Kafka writes sales_eu in the consumer metrics; the joins still find it
         snap = m.Snapshot(text, alert_runner.ALL_FAMILIES)
         flows, _ = alert_config.expected_flows(alert_config.configurations(tokens), "3.9.0")
-        resolver = ev.resolver_for(snap, flows)
-        lags = ev.lag_by_partition(snap, resolver)
-        assert lags.mode == ev.FLOW_QUALIFIED
+        resolver = evaluation.resolver_for(snap, flows)
+        lags = partition_reading.lag_by_partition(snap, resolver)
+        assert lags.mode == partition_reading.FLOW_QUALIFIED
         assert ("a->b", "sales.eu", "0") in lags.by_key and ("a->b", "sales.eu", "1") in lags.by_key
         assert not any("sales_eu" in key[1] for key in lags.by_key)
 
@@ -184,6 +185,6 @@ def test_alerts_on_real_mm2_with_tls_and_basic_auth(kafka, tmp_path, version):
         assert (m.END_OF_SCRAPE + " ") in text and (m.END_OF_SCRAPE + " ") in sim
         assert alert_fetch.metrics.incomplete_scrape(text) is None
         # the unit tests parse the emulator's layout; the real one parses to the same series shape
-        real_herders = sorted(ev.herders(snap))
+        real_herders = sorted(evaluation.herders(snap))
         assert real_herders == [("a", "b"), ("b", "a")]
     assert not mm2.running()

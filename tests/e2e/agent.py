@@ -39,7 +39,8 @@ import tarfile
 
 import harness
 from harness import paths
-from mm2_core import names, process
+from mm2_core.config import names
+from mm2_core.host import process
 from realkafka import cluster as rk
 
 REPO_ROOT = paths.REPO_ROOT

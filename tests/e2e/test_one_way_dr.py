@@ -14,7 +14,7 @@ import pytest
 
 from conftest import require_line
 from e2e import agent
-from mm2_core import names
+from mm2_core.config import names
 from realkafka import cluster as rk
 
 N = 600

@@ -20,7 +20,8 @@ import pytest
 
 from e2e import agent
 from e2e.conftest import require_line
-from mm2_core import names, process
+from mm2_core.config import names
+from mm2_core.host import process
 from realkafka import cluster as rk
 from realkafka import security as sec
 

@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from mm2_core import kafka_keys, versions
+from mm2_core.kafka import kafka_keys, versions
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KAFKA_HOME = os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared", "kafka", "kafka_2.13-%s"
