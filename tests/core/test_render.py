@@ -304,9 +304,30 @@ def test_target_defaults_to_the_local_kafka():
     assert p["west.security.protocol"] == "SASL_PLAINTEXT"
     assert p["west.sasl.mechanism"] == "GSSAPI"
     assert r.topology.clusters["west"].local
-    # Ranger authorizes the local Kafka: ACL sync would only fight it.
+    # Ranger authorizes the local Kafka: ACL sync would only fight it (off by default, no warning)
     assert p["sync.topic.acls.enabled"] == "false"
+    assert not [w for w in r.warnings if w.name == "sync.topic.acls.enabled"]
+    # an operator who turns it on is told it stays off
+    cfg["kafka-mm2-replication"]["sync.topic.acls.enabled"] = "true"
+    r = rendered("3.7.1", cfg, local=LOCAL)
+    assert props(r)["sync.topic.acls.enabled"] == "false"
     assert [w for w in r.warnings if w.name == "sync.topic.acls.enabled"]
+
+
+def test_acl_sync_is_rendered_only_when_the_operator_says_there_is_an_authorizer():
+    """Without an authorizer MM2 2.8 logs SecurityDisabledException at every ACL sync: off unless turned on."""
+    assert props(rendered("2.8.2", configs()))["sync.topic.acls.enabled"] == "false"
+    on = configs(replication={"sync.topic.acls.enabled": "true"})
+    assert props(rendered("2.8.2", on))["sync.topic.acls.enabled"] == "true"
+
+
+def test_assign_groups_without_checkpoints_are_named_on_2_4_to_2_7_only():
+    for version, warned in (("2.4.1", True), ("2.7.2", True), ("2.8.2", False), ("3.9.0", False)):
+        found = [w for w in rendered(version, configs()).warnings if "assign()" in w.message]
+        assert bool(found) == warned, (version, found)
+        if warned:
+            assert found[0].config_type == "kafka-mm2-replication" and found[0].name == "groups"
+            assert "2.8 and newer checkpoint them" in found[0].message
 
 
 def test_replication_factor_above_the_local_broker_count_is_refused():

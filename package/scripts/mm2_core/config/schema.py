@@ -209,6 +209,11 @@ ENV = ConfigType(names.ENV, "MirrorMaker 2 process environment", [
     Property("mm2_metrics_port", "9405", "Metrics port",
              "HTTP port of the JMX exporter on each driver host.",
              value_type="int", minimum="1024", maximum="65535"),
+    Property("mm2_metrics_host", "", "Metrics bind address",
+             "Interface the exporter listens on. Empty: every interface. _HOST: each host's own name "
+             "(its FQDN's interface, where the alerts of every driver host read it). Or an IPv4 "
+             "address or host name, e.g. 127.0.0.1 (then only this host's alerts read it; use a "
+             "config group per host for a per-host address).", empty_value_valid=True),
     Property("jmx_exporter_jar", "/usr/share/java/jmx_prometheus_javaagent.jar",
              "JMX exporter agent jar",
              "Path on the host, or http(s) URL that install downloads it from, of "
@@ -314,8 +319,11 @@ REPLICATION = ConfigType(names.REPLICATION, "Replication flows (simple mode) and
     Property("sync.topic.configs.enabled", "true", "Sync topic configs",
              "Copy topic configuration changes to mirrored topics.", value_type="boolean",
              overridable=False),
-    Property("sync.topic.acls.enabled", "true", "Sync topic ACLs",
-             "Copy topic ACLs to the target. Turned off when Ranger authorizes Kafka.",
+    Property("sync.topic.acls.enabled", "false", "Sync topic ACLs",
+             "Copy topic ACLs to the target. Turn on only when both clusters run an authorizer that serves "
+             "Kafka's ACL API (authorizer.class.name: AclAuthorizer or StandardAuthorizer): without one MM2 "
+             "logs an ERROR (SecurityDisabledException) at every ACL sync. Turned off when Ranger authorizes "
+             "Kafka.",
              value_type="boolean", overridable=False,
              depends_on=(("ranger-kafka-plugin-properties", "ranger-kafka-plugin-enabled"),)),
     Property("offset-syncs.topic.location", "source", "Offset-syncs topic location",

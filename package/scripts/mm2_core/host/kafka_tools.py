@@ -9,6 +9,7 @@ import re
 import shlex
 import struct
 
+from mm2_core.kafka import versions as _versions
 from mm2_core.formats import text as _t   # the module: alert reloads drop mm2_core modules (Python 2 clears
                                  # a dropped module's globals under functions imported from it)
 
@@ -36,11 +37,13 @@ def topics_list(kafka_home, bootstrap, config_path):
 
 
 def topics_create(kafka_home, bootstrap, config_path, topic, partitions=1, replication_factor=None,
-                  configs=None):
-    """Create a topic if missing; replication_factor None lets the brokers choose (KIP-464)."""
+                  configs=None, if_not_exists=True):
+    """Create a topic if missing; replication_factor None lets the brokers choose (KIP-464).
+    if_not_exists False where the version refuses --if-not-exists with --bootstrap-server
+    (versions.TOPICS_IF_NOT_EXISTS_WITH_BOOTSTRAP): the caller then accepts "already exists"."""
     args = [tool(kafka_home, "kafka-topics.sh"), "--bootstrap-server", bootstrap,
-            "--command-config", config_path, "--create", "--if-not-exists", "--topic", topic,
-            "--partitions", str(partitions)]
+            "--command-config", config_path, "--create"] + (["--if-not-exists"] if if_not_exists else []) + [
+            "--topic", topic, "--partitions", str(partitions)]
     if replication_factor is not None:
         args += ["--replication-factor", str(replication_factor)]
     for key in sorted(configs or {}):
@@ -48,10 +51,19 @@ def topics_create(kafka_home, bootstrap, config_path, topic, partitions=1, repli
     return args
 
 
+def console_options(version_tuple, kind):
+    """Option names of the console producer (kind 'producer') / consumer ('consumer') of a version:
+    {'config', 'client_property', 'format_property'}; 4.2 renamed them (versions.CONSOLE_COMMAND_OPTIONS)."""
+    if _versions.supports(".".join(str(v) for v in tuple(version_tuple)[:3]), _versions.CONSOLE_COMMAND_OPTIONS):
+        return {"config": "--command-config", "client_property": "--command-property",
+                "format_property": "--reader-property" if kind == "producer" else "--formatter-property"}
+    return {"config": "--%s.config" % kind, "client_property": "--%s-property" % kind, "format_property": "--property"}
+
+
 def console_producer(kafka_home, version_tuple, bootstrap, config_path, topic):
     flag = "--bootstrap-server" if version_tuple >= PRODUCER_BOOTSTRAP_VERSION else "--broker-list"
     return [tool(kafka_home, "kafka-console-producer.sh"), flag, bootstrap,
-            "--producer.config", config_path, "--topic", topic,
+            console_options(version_tuple, "producer")["config"], config_path, "--topic", topic,
             "--request-required-acks", "all", "--sync"]
 
 
@@ -66,22 +78,24 @@ def console_consumer(kafka_home, version_tuple, bootstrap, config_path, topic, m
     """
     start = ["--from-beginning"] if partition is None else ["--partition", str(int(partition)),
                                                             "--offset", str(int(offset or 0))]
+    opt = console_options(version_tuple, "consumer")
+    prop = opt["format_property"]
     args = [tool(kafka_home, "kafka-console-consumer.sh"), "--bootstrap-server", bootstrap,
-            "--consumer.config", config_path, "--topic", topic] + start + [
+            opt["config"], config_path, "--topic", topic] + start + [
             "--timeout-ms", str(int(timeout_ms)),
             # reading must never create the topic (auto.create.topics.enable on the broker)
-            "--consumer-property", "allow.auto.create.topics=false"]
+            opt["client_property"], "allow.auto.create.topics=false"]
     if max_messages:
         args += ["--max-messages", str(int(max_messages))]
     if mode in ("heartbeat", "checkpoint"):
         if version_tuple >= MM2_FORMATTERS_VERSION:
             args += ["--formatter", HEARTBEAT_FORMATTER if mode == "heartbeat" else CHECKPOINT_FORMATTER]
         else:
-            args += ["--property", "print.timestamp=true", "--property", "print.key=true",
-                     "--property", "key.deserializer=" + BYTES_DESERIALIZER,
-                     "--property", "value.deserializer=" + BYTES_DESERIALIZER]
+            args += [prop, "print.timestamp=true", prop, "print.key=true",
+                     prop, "key.deserializer=" + BYTES_DESERIALIZER,
+                     prop, "value.deserializer=" + BYTES_DESERIALIZER]
     elif mode == "keyed":
-        args += ["--property", "print.key=true"]
+        args += [prop, "print.key=true"]
     return args
 
 

@@ -110,6 +110,10 @@ EMIT_OFFSET_SYNCS = "emit-offset-syncs"
 HEARTBEATS_REPLICATION = "heartbeats-replication"
 LOG4J2 = "log4j2"
 JAVA17 = "java17"
+TOPICS_IF_NOT_EXISTS_WITH_BOOTSTRAP = "topics-if-not-exists-with-bootstrap"
+SIMPLE_GROUP_CHECKPOINTS = "simple-group-checkpoints"
+CHECKPOINTS_ONLY_WHEN_CHANGED = "checkpoints-only-when-changed"
+CONSOLE_COMMAND_OPTIONS = "console-command-options"
 
 FEATURES = {
     EXCLUDE_KEYS: ("2.7.0", None, "topics.exclude / groups.exclude / config.properties.exclude (KIP-629)"),
@@ -132,6 +136,20 @@ FEATURES = {
     HEARTBEATS_REPLICATION: ("4.0.0", None, "heartbeats.replication.enabled (KIP-1089)"),
     LOG4J2: ("4.0.0", None, "log4j2 configuration (KIP-653)"),
     JAVA17: ("4.0.0", None, "Connect and MM2 need Java 17"),
+    TOPICS_IF_NOT_EXISTS_WITH_BOOTSTRAP: ("2.6.0", None,
+                                          "kafka-topics --create --if-not-exists together with --bootstrap-server "
+                                          "(TopicCommand 2.4.0-2.5.1 refuses the pair)"),
+    SIMPLE_GROUP_CHECKPOINTS: ("2.8.0", None,
+                               "checkpoints of groups that commit without the group protocol (assign(), "
+                               "kafka-consumer-groups --reset-offsets); 2.4-2.7 skip them (isSimpleConsumerGroup)"),
+    CHECKPOINTS_ONLY_WHEN_CHANGED: ("3.4.1", None,
+                                    "the checkpoint task emits a checkpoint only when it changed "
+                                    "(checkpointIsMoreRecent); before, every interval re-emits all of them"),
+    CONSOLE_COMMAND_OPTIONS: ("4.2.0", None,
+                              "console producer/consumer take --command-config, --command-property, "
+                              "--formatter-property / --reader-property; --consumer.config, --producer.config, "
+                              "--consumer-property, --producer-property and --property are deprecated (to go in "
+                              "5.0) and print a warning"),
 }
 
 

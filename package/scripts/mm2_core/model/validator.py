@@ -74,6 +74,13 @@ def _check_settings(topo, collector):
     for name in LIST_SETTINGS:
         _check_patterns(collector, _setting_where(topo, name), name, topo.settings.get(name, ""))
     _check_intervals(topo, collector, topo.settings, lambda n: _setting_where(topo, n))
+    if not versions.supports(version, versions.SIMPLE_GROUP_CHECKPOINTS):
+        collector.warn(REPLICATION_T, "groups",
+                       "Kafka %s's MirrorMaker 2 checkpoints only consumer groups that use the group protocol "
+                       "(subscribe()); groups that commit offsets with assign() (or whose offsets were set with "
+                       "kafka-consumer-groups --reset-offsets) get no checkpoints, so EXPORT_TRANSLATED_OFFSETS "
+                       "and the offset sync have nothing for them; Kafka %s and newer checkpoint them too"
+                       % (version, versions.feature_first(versions.SIMPLE_GROUP_CHECKPOINTS).line))
     if topo.ranger and parse_bool(topo.settings.get("sync.topic.acls.enabled")):
         config_type, prop = _setting_where(topo, "sync.topic.acls.enabled")
         collector.warn(config_type, prop, "Ranger authorizes this cluster's Kafka, so MM2's ACL sync is turned "
@@ -308,6 +315,8 @@ def _check_rf_against_brokers(topo, cluster, collector):
 def _check_sasl(topo, cluster, collector):
     conn = cluster.connection
     where = cluster.where
+    if _misspelled(collector, where, "sasl.mechanism"):
+        return  # the typo is reported; checks for the default mechanism (GSSAPI) would only mislead
     mechanism = conn.get("sasl.mechanism") or "GSSAPI"
     if mechanism not in schema.SASL_MECHANISMS:
         config_type, name = where("sasl.mechanism")
@@ -342,10 +351,25 @@ def _check_sasl(topo, cluster, collector):
                                                    "password" % (cluster.alias, mechanism))
 
 
+def _misspelled(collector, where, field):
+    """True when an error already says a key of this cluster is a typo of ``field``."""
+    config_type, name = where(field)
+    path = name[len("content: "):] if name.startswith("content: ") else name
+    prefix = path[:len(path) - len(field)]
+    for found in collector.problems:
+        if found.config_type == config_type and found.is_error and \
+                ("did you mean %s?" % field in found.message or "did you mean %s?" % path in found.message) and \
+                (found.name.startswith(prefix) or found.message.startswith(prefix)):
+            return True
+    return False
+
+
 def _check_reference(collector, where, value):
     if "${" not in value:
         return
     for ref in ANY_REF_RE.findall(value):
+        if ":" not in ref:
+            continue  # Kafka expands only ${provider:[path:]key}: '${x}' is literal text (a password may hold it)
         if not FILE_REF_RE.match(ref) and not re.match(r"^\$\{[A-Za-z0-9_-]+:[^}]*\}$", ref):
             # A secret's text is never echoed, not even the part that looks like a reference.
             shown = "the ${...} in the value" if versions.is_secret_key(where[1]) else "'%s'" % ref
