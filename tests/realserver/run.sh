@@ -4,6 +4,7 @@
 #   bash tests/realserver/run.sh [pytest args]
 # Last line: "realserver: <pytest's counts> (server build: <built|reused|skipped>, <s>s; suite <s>s)".
 # Without ../shared/ambari-src, Maven, Java or Maven Central it skips and says why (exit 0).
+# Python: MM2_PY3, else .venv3/bin/python (tests/run.sh sets it up with requirements-test.txt), else python3.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 start=$(date +%s)
