@@ -1,10 +1,11 @@
-"""Ambari SCRIPT alert: records the source deleted (retention) before MirrorMaker 2 copied them.
+"""Ambari SCRIPT alert mm2_silent_loss: MirrorMaker 2 Records Lost to Retention.
 
-Read from MM2's log on this host (mm2_core.alert_loss): no metrics, no JVM, no Kafka connection.
+Generated from package/scripts/mm2_core/alerts/registry.py by `python3 build.py --generate-alerts`:
+do not edit (the build fails when this file and the registry differ).
 
 Loaded by the Ambari agent with imp.load_source(<alert name>, <this file>) and called as
 execute(configurations, parameters, host_name) on Python 2.7 or 3. All logic lives in
-package/scripts/mm2_core (alert_runner); this file only names its KIND.
+package/scripts/mm2_core/alerts (the registry and alert_runner); this file only names its KIND.
 """
 import os
 

@@ -86,10 +86,10 @@ def served_targets(params):
 
 def check_placement(params, rendering):
     """What this host can decide about --clusters and several drivers (the advisor sees more)."""
-    from mm2_core.advisor import advice
+    from mm2_core.model import resolved
     topo = rendering.topology
     flows = [(f.source, f.target) for f in topo.enabled_flows]
-    heartbeats = advice.heartbeats_enabled(params.plain_configurations())
+    heartbeats = resolved.resolve(topo).emits_heartbeats
     findings = placement.local_findings(params.hostname, params.driver_hosts, served_targets(params),
                                         topo.aliases, flows, params.kafka_version_tuple, heartbeats)
     errors = [f.message for f in findings if f.level == placement.ERROR]

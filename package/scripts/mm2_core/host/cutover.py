@@ -20,6 +20,8 @@ copy silently skips them (the replication consumer resets to the earliest offset
 import json
 import re
 
+from mm2_core.kafka import versions
+
 # Operator-settable thresholds of the gate: name -> (default, meaning). One source of truth for the
 # agent command's parameters, the CLI's flags and the docs.
 THRESHOLDS = (
@@ -477,7 +479,7 @@ def topic_configs_command(kafka_home, version_tuple, bootstrap, config_path):
     """kafka-configs.sh --describe of every topic; --all (effective values, defaults included) from 2.5."""
     args = [_tool(kafka_home, "kafka-configs.sh"), "--bootstrap-server", bootstrap, "--command-config",
             config_path, "--describe", "--entity-type", "topics"]
-    return args + (["--all"] if tuple(version_tuple) >= (2, 5, 0) else [])
+    return args + (["--all"] if versions.supports(version_tuple, versions.CONFIGS_DESCRIBE_ALL) else [])
 
 
 def groups_describe_command(kafka_home, bootstrap, config_path, groups=None, state=False):
