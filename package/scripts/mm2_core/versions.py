@@ -110,6 +110,12 @@ EMIT_OFFSET_SYNCS = "emit-offset-syncs"
 HEARTBEATS_REPLICATION = "heartbeats-replication"
 LOG4J2 = "log4j2"
 JAVA17 = "java17"
+# The control plane of connect mode (MM2's connectors on a Kafka Connect distributed worker, driven over
+# Connect's REST API): what each Connect version can do to a running flow.
+CONNECT_MODE = "connect-mode"
+CONNECT_RESTART_TASKS = "connect-restart-tasks"
+CONNECT_STOP = "connect-stop"
+CONNECT_OFFSETS = "connect-offsets"
 
 FEATURES = {
     EXCLUDE_KEYS: ("2.7.0", None, "topics.exclude / groups.exclude / config.properties.exclude (KIP-629)"),
@@ -132,6 +138,12 @@ FEATURES = {
     HEARTBEATS_REPLICATION: ("4.0.0", None, "heartbeats.replication.enabled (KIP-1089)"),
     LOG4J2: ("4.0.0", None, "log4j2 configuration (KIP-653)"),
     JAVA17: ("4.0.0", None, "Connect and MM2 need Java 17"),
+    CONNECT_MODE: ("2.4.0", None, "MM2's connectors on a Kafka Connect distributed worker (connect mode): "
+                                  "PUT /connectors/<name>/config, PUT .../pause, PUT .../resume"),
+    CONNECT_RESTART_TASKS: ("3.0.0", None, "POST /connectors/<name>/restart?includeTasks=true&onlyFailed=true "
+                                           "(KIP-745)"),
+    CONNECT_STOP: ("3.5.0", None, "PUT /connectors/<name>/stop, the STOPPED state (KIP-875)"),
+    CONNECT_OFFSETS: ("3.6.0", None, "GET/PATCH/DELETE /connectors/<name>/offsets (KIP-875)"),
 }
 
 
@@ -144,6 +156,17 @@ def supports(version, feature):
 
 def feature_first(feature):
     return KafkaVersion.parse(FEATURES[feature][0])
+
+
+def unsupported(version, feature, action):
+    """None when the version has the feature, else the sentence refusing `action` (names the version,
+    the feature and the first version that has it)."""
+    if supports(version, feature):
+        return None
+    first, removed, what = FEATURES[feature]
+    if removed and _as_version(version) >= removed:
+        return "%s is not possible on Kafka %s: %s was removed in %s" % (action, version, what, removed)
+    return "%s needs Kafka %s or newer (%s); this driver runs Kafka %s" % (action, first, what, version)
 
 
 # ---------------------------------------------------------------------------------------------
