@@ -30,7 +30,8 @@ WORKER_FILE = "connect-distributed.properties"
 SECRETS_FILE = "mm2-connect-secrets.properties"
 LAUNCHER = "connect-distributed.sh"
 MAIN_CLASS = "org.apache.kafka.connect.cli.ConnectDistributed"
-STARTED_MARKER = "Kafka Connect started"
+STARTED_MARKER = "Kafka Connect started"                        # Connect.start(), every version
+INITIALIZING_MARKER = "Kafka Connect worker initializing"        # the distributed CLI's first line
 
 DEDICATED, CONNECT = "dedicated", "connect"
 RUN_MODES = (DEDICATED, CONNECT)

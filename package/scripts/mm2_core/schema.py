@@ -203,6 +203,24 @@ ENV = ConfigType(names.ENV, "MirrorMaker 2 process environment", [
     Property("mm2_stop_timeout_seconds", "60", "Stop timeout",
              "How long stop waits after SIGTERM before it sends SIGKILL.",
              value_type="int", minimum="1", maximum="1800", unit="seconds"),
+    Property("mm2_run_mode", "dedicated", "Run mode",
+             "dedicated: one connect-mirror-maker.sh process per driver (every change restarts every flow). "
+             "connect: MM2's connectors on a Kafka Connect worker per driver (one target per host), driven "
+             "over its loopback REST API: per-flow pause/resume/stop, live topic and setting changes, "
+             "failed tasks restarted automatically.",
+             value_type="value-list", entries=[("dedicated", "dedicated (connect-mirror-maker.sh)"),
+                                               ("connect", "connect (Kafka Connect worker + REST)")],
+             overridable=False),
+    Property("mm2_autorestart_enabled", "true", "Restart failed connectors and tasks",
+             "Connect mode: a healer process restarts FAILED connectors and tasks with back-off.",
+             value_type="boolean", overridable=False),
+    Property("mm2_autorestart_max_restarts", "10", "Automatic restarts before giving up",
+             "Connect mode: restarts of one connector (with its failed tasks) before the healer gives up on it "
+             "and the tasks alert says so.", value_type="int", minimum="1", maximum="1000", overridable=False),
+    Property("mm2_autorestart_backoff_unit_seconds", "60", "Back-off unit of automatic restarts",
+             "The n-th restart waits unit x n x (n+1), at most 60 units: with 60 s, Strimzi's 0, 2, 6, 12, 20, "
+             "30, 42, 56, 60 minutes.", value_type="int", minimum="1", maximum="3600", unit="seconds",
+             overridable=False),
     Property("mm2_metrics_enabled", "true", "Expose metrics over HTTP",
              "Run the Prometheus JMX exporter Java agent so alerts can read MM2 metrics.",
              value_type="boolean"),
@@ -376,6 +394,9 @@ DRIVER = ConfigType(names.DRIVER, "Per-host driver settings (use config groups)"
     Property("internal.rest.port", "8083", "Internal REST port",
              "Listener of MM2's internal REST server (Kafka 3.5+, several driver hosts).",
              value_type="int", minimum="1024", maximum="65535"),
+    Property("connect.rest.port", "8093", "Connect REST port (connect mode)",
+             "Connect mode: the Kafka Connect worker's REST API, bound to 127.0.0.1 only (the control plane "
+             "of the flows on this host).", value_type="int", minimum="1024", maximum="65535"),
 ])
 
 LOG4J = ConfigType(names.LOG4J, "MirrorMaker 2 logging", [
