@@ -222,7 +222,9 @@ def _age(ms):
     return "%.1f h ago" % (seconds / 3600)
 
 
-def flow_status(cli, rendering, flow):
+def flow_status(cli, rendering, flow, connect_listing=None):
+    """connect_listing: GET /connectors?expand=status of this driver's Connect worker (connect mode), which then
+    gives the connector states and the flow's state instead of the dedicated herders' status topic."""
     import mm2_kafka_cli
     topo = rendering.topology
     source, target = flow.source, flow.target
@@ -244,7 +246,22 @@ def flow_status(cli, rendering, flow):
         return report
 
     status = kafka_tools.status_topic(source)
-    if status in target_topics:
+    if connect_listing is not None:
+        from mm2_core import connect_mode, flow_control
+        report["state"] = flow_control.flow_state(connect_listing, flow.name)
+        report["connectors"] = {}
+        for name, entry in connect_listing.items():
+            parsed = connect_mode.split_connector_name(name)
+            if not parsed or parsed[0] != flow.name:
+                continue
+            st = (entry or {}).get("status") or {}
+            tasks = st.get("tasks") or []
+            traces = [(st.get("connector") or {}).get("trace")] + [t.get("trace") for t in tasks]
+            trace = [t for t in traces if t]
+            report["connectors"][parsed[1]] = {"state": (st.get("connector") or {}).get("state"),
+                                               "tasks": [t.get("state") for t in tasks],
+                                               "trace": trace[0].splitlines()[:1] if trace else []}
+    elif status in target_topics:
         res = cli.consume(target, status, mode="keyed", timeout_ms=5000)
         states = kafka_tools.connector_states(kafka_tools.parse_status(res.out))
         report["connectors"] = dict((name, {"state": st, "tasks": tasks, "trace": (trace or "").splitlines()[:1]})
@@ -280,7 +297,7 @@ def flow_status(cli, rendering, flow):
 
 
 def format_status(report):
-    lines = ["Flow %s" % report["flow"]]
+    lines = ["Flow %s%s" % (report["flow"], " (%s)" % report["state"] if report.get("state") else "")]
     if "matched_topics" in report:
         matched = report["matched_topics"]
         lines.append("  topics matched on %s: %d%s  [%s]" % (
@@ -305,10 +322,16 @@ def replication_status(script, params):
     rendering = _render(params)
     _kinit(params)
     reports = []
+    import mm2_connect
+    connect_lines, listing = mm2_connect.status_lines(params)
     with mm2_kafka_cli.KafkaCli(params, rendering) as cli:
         for flow in rendering.topology.enabled_flows:
-            reports.append(flow_status(cli, rendering, flow))
+            if listing is not None and flow.name not in (listing.get("flows") or {}):
+                continue   # connect mode: the flows of this host's worker only
+            reports.append(flow_status(cli, rendering, flow, listing.get("listing") if listing else None))
     text = "\n\n".join(format_status(r) for r in reports) or "No enabled replication flows."
+    if connect_lines:
+        text = "\n".join(connect_lines) + "\n\n" + text
     Logger.info("MirrorMaker 2 replication status (Kafka %s):\n%s" % (params.kafka_version, text))
     script.put_structured_out({"replication_status": reports})
     unreachable = [p for r in reports for p in r["problems"] if p.startswith("cannot list")]

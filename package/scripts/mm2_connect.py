@@ -22,7 +22,7 @@ from mm2_core.text import native, text
 
 HEALER_SCRIPT = "mm2_healer.py"
 HEALER_PID_FILE = "mm2-healer.pid"
-HEALER_STATE_FILE = "mm2-healer-state.json"
+from mm2_core.alert_connect import HEALER_STATE_FILE  # noqa: E402 (one name, read by the tasks alert)
 HEALER_LOG_FILE = "mm2-healer.log"
 HEALER_INTERVAL_SECONDS = 5
 FLOW_WAIT_SECONDS = 60
@@ -270,17 +270,18 @@ def _read(path):
 
 
 def status_lines(params):
-    """Per-flow state and the healer's history for REPLICATION_STATUS (connect mode); [] otherwise."""
+    """(lines, {"listing": REST listing, "flows": {flow: state}}) for REPLICATION_STATUS in connect mode:
+    each flow's state and the healer's history; ([], None) in dedicated mode."""
     if not enabled(params):
-        return [], {}
+        return [], None
     client = rest(params, timeout=10)
     try:
         listing = client.connectors()
     except connect_rest.ConnectError as e:
-        return [u"connect mode: the Kafka Connect worker did not answer: %s" % text(e)], {}
+        return [u"connect mode: the Kafka Connect worker did not answer (is the driver started?): %s" % text(e)], None
     flows = sorted(set(connect_mode.split_connector_name(n)[0] for n in listing if connect_mode.split_connector_name(n)))
     states = dict((f, flow_control.flow_state(listing, f)) for f in flows)
     lines = [u"connect mode, worker %s: %s" % (client.url, ", ".join("%s %s" % kv for kv in sorted(states.items())))]
     _, state_file, _ = healer_paths(params)
     lines += flow_control.describe(flow_control.HealerState.load(state_file))
-    return lines, states
+    return lines, {"listing": listing, "flows": states}

@@ -156,6 +156,12 @@ class MirrorMaker2Driver(Script):
         mm2_connect.flow_command(self, params, action)
 
     @reports_fail
+    def reconfigure(self, env):
+        """RECONFIGURE ("Refresh configs" in Ambari): always our reload_configs, which compares the worker file
+        before and after rendering (Script.reconfigure would render first through save_configs)."""
+        self.reload_configs(env)
+
+    @reports_fail
     def reload_configs(self, env):
         """"Refresh configs" (RECONFIGURE with reconfigureAction=reload_configs, see the properties' supported
         refresh commands): connect mode applies connector changes live; otherwise the driver restarts."""

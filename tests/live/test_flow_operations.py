@@ -8,6 +8,7 @@ driven as the Ambari agent drives them (tests/e2e/agent.py), under the real Amba
   fixed, and the healer restarts the task without a human; the tasks alert says what was restarted.
 """
 import json
+import os
 import time
 import uuid
 
@@ -58,6 +59,11 @@ def connect_conf(clusters, a_topics, c_topics, rest_port, extra_env=None):
     env.update(extra_env or {})
     return {names.CLUSTERS: {"topology.mode": "advanced"}, names.TOPOLOGY: {"content": yaml},
             names.DRIVER: {"connect.rest.port": str(rest_port)}, names.ENV: env}
+
+
+def healer_pid(d):
+    with open(d.path("/var/run/kafka-mm2") + "/mm2-healer.pid") as fh:
+        return int(fh.read().strip())
 
 
 def rest_get(port, path):
@@ -126,5 +132,138 @@ def test_pause_one_flow_while_the_other_replicates_then_resume(setup, mpack, dri
     keys = sorted(k for k, _ in b.consume("A." + ta, 2 * N, timeout_ms=5000))
     assert keys == sorted(["a1-%d" % i for i in range(N)] + ["a2-%d" % i for i in range(N)])
     assert d.pid() == pid   # one worker JVM all along
+    # stop (3.5+: connectors without tasks), an illegal transition, resume from stopped
+    run = ok(d.run(names.CMD_FLOW_STOP, command_params={"flow": "C->B"}), "FLOW_STOP C->B")
+    assert run.structured_out["state"] == "STOPPED", run.structured_out
+    bad = d.run(names.CMD_FLOW_PAUSE, command_params={"flow": "C->B"})
+    assert bad.exit_code != 0 and "flow C->B is STOPPED" in bad.output and "resume it first" in bad.output
+    c.produce_n(tc, N, prefix="c3")
+    ok(d.run(names.CMD_FLOW_RESUME, command_params={"flow": "C->B"}), "FLOW_RESUME C->B")
+    wait_count(b, "C." + tc, 3 * N)
+    healer = healer_pid(d)
+    assert healer and os.path.exists("/proc/%d" % healer)
+    ok(d.run("STOP"), "STOP")
+    assert d.mm2_pids() == [] and not os.path.exists("/proc/%d" % healer)   # no process left behind
+
+
+def scrape(port):
+    """{(family, topic, partition): value} of the MM2 source series on the driver's exporter."""
+    from urllib.request import urlopen
+    out = {}
+    with urlopen("http://127.0.0.1:%d/metrics" % port, timeout=10) as response:
+        for line in response.read().decode("utf-8").splitlines():
+            if line.startswith("mm2_source_record_count{") or line.startswith("mm2_source_replication_latency_ms{"):
+                name, _, rest = line.partition("{")
+                labels, _, value = rest.rpartition("}")
+                fields = dict(part.split("=", 1) for part in labels.split(",") if "=" in part)
+                out[(name, fields.get("topic", "").strip('"'), fields.get("partition", "").strip('"'))] = float(value)
+    return out
+
+
+def count_in_log(d, text):
+    try:
+        with open(d.log_file, errors="replace") as fh:
+            return fh.read().count(text)
+    except IOError:
+        return 0
+
+
+def test_topic_regex_changes_live_without_touching_the_other_flow(setup, mpack, drivers, tmp_path):
+    import threading
+    clusters, run_id, port = setup
+    a, b, c = clusters["a"], clusters["b"], clusters["c"]
+    ta, tnew, tc = "ra-%s" % run_id, "rn-%s" % run_id, "rc-%s" % run_id
+    a.create_topic(ta)
+    a.create_topic(tnew)
+    c.create_topic(tc)
+    d = drivers.new(mpack, LINE, tmp_path, configurations=connect_conf(clusters, ta, tc, port))
+    for command in ("INSTALL", "START"):
+        ok(d.run(command), command)
+    pid = d.pid()
+    a.produce_n(ta, N, prefix="ra")
+    a.produce_n(tnew, N, prefix="rn")
+    c.produce_n(tc, N, prefix="rc")
+    wait_count(b, "A." + ta, N)
+    wait_count(b, "C." + tc, N)
+    assert "A." + tnew not in b.topics()   # not in A->B's topics yet
+
+    # C->B keeps replicating all along; its series are sampled every second
+    stop, samples, produced = threading.Event(), [], [N]
+
+    def keep_producing():
+        while not stop.is_set():
+            c.produce_n(tc, 20, prefix="rc-live", start=produced[0])
+            produced[0] += 20
+            samples.append((time.time(), scrape(d.metrics_port)))
+            stop.wait(1.0)
+    c_tasks_before = count_in_log(d, "Creating task C->B.MirrorSourceConnector-0")
+    a_tasks_before = count_in_log(d, "Creating task A->B.MirrorSourceConnector-0")
+    producer = threading.Thread(target=keep_producing)
+    producer.start()
+    try:
+        time.sleep(5)
+        changed = connect_conf(clusters, "%s|%s" % (ta, tnew), tc, port)
+        run = ok(d.run("RECONFIGURE", configurations=changed, command_params={"reconfigureAction": "reload_configs"}),
+                 "RECONFIGURE (reload_configs)")
+        assert run.structured_out["reload_configs"]["updated"] == ["A->B.MirrorSourceConnector"], run.structured_out
+        assert "A->B.MirrorCheckpointConnector" in run.structured_out["reload_configs"]["unchanged"]
+        wait_count(b, "A." + tnew, N, timeout=180)
+        time.sleep(5)
+    finally:
+        stop.set()
+        producer.join(60)
+    assert d.pid() == pid   # the worker JVM was not restarted
+    # A->B's source connector got its new task config, C->B's task was never recreated
+    assert count_in_log(d, "Creating task A->B.MirrorSourceConnector-0") > a_tasks_before
+    assert count_in_log(d, "Creating task C->B.MirrorSourceConnector-0") == c_tasks_before
+    # no gap: C's record-count series is in every sample and never goes back (a restarted task starts at 0)
+    key = ("mm2_source_record_count", "C." + tc, "0")
+    counts = [s.get(key) for _, s in samples]
+    assert len(counts) >= 10 and None not in counts, counts
+    assert all(later >= earlier for earlier, later in zip(counts, counts[1:])), counts
+    assert all(s.get(("mm2_source_replication_latency_ms", "C." + tc, "0")) is not None for _, s in samples)
+    wait_count(b, "C." + tc, produced[0])
+    # the configuration Ambari now holds restarts cleanly too
+    ok(d.run("STOP", configurations=changed), "STOP")
+    assert d.mm2_pids() == []
+
+
+def test_failed_task_heals_itself_after_the_fault_is_fixed(setup, mpack, drivers, tmp_path):
+    clusters, run_id, port = setup
+    a, b = clusters["a"], clusters["b"]
+    topic = "big-%s" % run_id
+    a.create_topic(topic)
+    # the fault: the target topic exists with a max.message.bytes smaller than the records to come
+    b.create_topic("A." + topic, config={"max.message.bytes": "1024"})
+    yaml_conf = connect_conf(clusters, topic, "none-%s" % run_id, port,
+                             extra_env={"mm2_autorestart_max_restarts": "30"})
+    # topic config sync would repair the target by itself: turn it off for this flow
+    yaml_conf[names.TOPOLOGY]["content"] = yaml_conf[names.TOPOLOGY]["content"].replace(
+        "    topics: %s\n" % topic, "    topics: %s\n    config:\n      sync.topic.configs.enabled: false\n" % topic)
+    d = drivers.new(mpack, LINE, tmp_path, configurations=yaml_conf)
+    for command in ("INSTALL", "START"):
+        ok(d.run(command), command)
+    a.produce_n(topic, 10, prefix="small")
+    wait_count(b, "A." + topic, 10)
+    a.produce(topic, [("big-0", "x" * 4000)])
+    a.produce_n(topic, 10, prefix="after")
+    source = "A->B.MirrorSourceConnector"
+
+    def restarted():
+        state = json.load(open(d.path("/var/run/kafka-mm2") + "/mm2-healer-state.json"))
+        return (state["connectors"].get(source) or {}).get("restarts", 0) >= 2
+    rk.wait_until(restarted, 120, interval=1, what="the healer to restart the failed task twice")
+    alert = d.alerts()["mm2_connector_tasks"]
+    assert alert[0] in ("WARNING", "CRITICAL") and "FAILED" in alert[1] and "restarted automatically" in alert[1], alert
+    # an operator fixes the fault; nobody touches MirrorMaker 2
+    b.tool("kafka-configs", "--bootstrap-server", b.bootstrap, "--alter", "--entity-type", "topics",
+           "--entity-name", "A." + topic, "--add-config", "max.message.bytes=1048588")
+    wait_count(b, "A." + topic, 21, timeout=240)
+    rk.wait_until(lambda: states(port)[source] == ("RUNNING", ["RUNNING"]), 60, what="A->B running again")
+    alert = d.alerts()["mm2_connector_tasks"]
+    assert alert[0] == "OK" and "restarted automatically" in alert[1], alert
+    with open(d.path("/var/log/kafka-mm2") + "/mm2-healer.log") as fh:
+        log = fh.read()
+    assert "restarted %s (automatic restart 1 of at most 30)" % source in log, log
     ok(d.run("STOP"), "STOP")
     assert d.mm2_pids() == []

@@ -232,6 +232,13 @@ def _execute(kind, token_map, parameters, host_name, now):
         return ev.Result(ev.UNKNOWN, [str(e)])
     thresholds = thresholds_for(kind, parameters)
 
+    if kind == TASKS:
+        from mm2_core import alert_connect
+        if alert_connect.enabled(configs):   # connect mode: the worker's REST API says it exactly
+            return alert_connect.execute(configs, thresholds, now if now is not None else time.time(),
+                                         timeout=max(1.0, min(10.0, cfg.param_float(parameters, P_TIMEOUT,
+                                                                                    DEFAULT_TIMEOUT))))
+
     proc = None
     if kind == PROCESS:
         proc = process_info(configs)

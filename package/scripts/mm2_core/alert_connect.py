@@ -1,0 +1,68 @@
+"""The tasks alert in connect mode: connector and task states straight from this driver's Connect worker
+(GET /connectors?expand=status on its loopback REST API) and the healer's history.
+
+A flow an operator paused or stopped raises nothing (it is listed as such); FAILED connectors/tasks count
+against the alert's thresholds and the text says what the healer restarted, when, and when it gave up.
+Pure apart from the bounded REST read; stdlib only, Python 2.7 and 3.
+"""
+import os
+
+from mm2_core import alert_eval as ev
+from mm2_core import connect_mode, connect_rest, flow_control, names, schema, versions
+
+_DRIVER = schema.BY_NAME[names.DRIVER]
+_ENV = schema.BY_NAME[names.ENV]
+HEALER_STATE_FILE = "mm2-healer-state.json"   # mm2_connect.HEALER_STATE_FILE (the agent side writes it)
+
+
+def _get(configs, ctype, table, prop):
+    value = (configs.get(ctype) or {}).get(prop)
+    return table[prop].default if value in (None, "") else value
+
+
+def enabled(configs):
+    return str(_get(configs, names.ENV, _ENV, "mm2_run_mode")).strip() == connect_mode.CONNECT
+
+
+def evaluate(listing, healer, thresholds, now):
+    """Result of the tasks alert from a REST listing and a flow_control.HealerState."""
+    failed = flow_control.failed_items(listing)
+    flows = sorted(set(connect_mode.split_connector_name(n)[0] for n in listing
+                       if connect_mode.split_connector_name(n)))
+    states = dict((f, flow_control.flow_state(listing, f)) for f in flows)
+    held = ["%s %s" % (f, s) for f, s in sorted(states.items()) if s in (flow_control.PAUSED, flow_control.STOPPED)]
+    history = flow_control.describe(healer, now)
+    lines = []
+    if failed:
+        state = thresholds.state(len(failed))
+        if any(e.get("gave_up") for e in healer.connectors.values()):
+            state = ev.CRITICAL
+        lines.append("%d connector(s)/task(s) FAILED: %s" % (len(failed), "; ".join(
+            "%s%s%s" % (name, " task %s" % task if task is not None else "", ": " + line if line else "")
+            for name, task, line in failed)))
+    else:
+        state = ev.OK
+        running = [f for f, s in states.items() if s == flow_control.RUNNING]
+        lines.append("Connect mode: %d flow(s) running%s" % (
+            len(running), ": " + ", ".join(sorted(running)) if running else ""))
+    if held:
+        lines.append("Held by an operator (no alert): %s" % ", ".join(held))
+    moving = ["%s %s" % (f, s) for f, s in sorted(states.items())
+              if s in (flow_control.UNASSIGNED, flow_control.RESTARTING)]
+    if moving:
+        lines.append("Being (re)assigned: %s" % ", ".join(moving))
+    lines.extend(history)
+    return ev.Result(state, lines)
+
+
+def execute(configs, thresholds, now, timeout=10.0):
+    port = _get(configs, names.DRIVER, _DRIVER, "connect.rest.port")
+    # reads only: no version-gated call is made, so the oldest Connect REST API is assumed
+    client = connect_rest.ConnectRest("http://127.0.0.1:%s" % port, versions.MIN_VERSION, timeout=timeout)
+    try:
+        listing = client.connectors()
+    except connect_rest.ConnectError as e:
+        return ev.Result(ev.UNKNOWN, ["Connect mode: this driver's Kafka Connect worker did not answer (%s)" % e])
+    pid_dir = _get(configs, names.ENV, _ENV, "mm2_pid_dir")
+    healer = flow_control.HealerState.load(os.path.join(pid_dir, HEALER_STATE_FILE))
+    return evaluate(listing, healer, thresholds, now)
