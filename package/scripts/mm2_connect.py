@@ -198,8 +198,16 @@ def flow_command(script, params, action):
         raise Fail(text(e))
     connect_plan = plan(params, rendering)
     if flow.name not in connect_plan.flows:
-        raise Fail(u"flow %s is not served by this driver host (it serves target %s); run the command on a host "
-                   u"serving %s" % (flow.name, connect_plan.target, flow.target))
+        others = [h for h in (params.driver_hosts or []) if h != params.hostname]
+        if not others:
+            raise Fail(u"flow %s runs on no driver host: the only MIRRORMAKER2_DRIVER (%s) serves target %s; add %s "
+                       u"to a host's kafka-mm2-driver/target.clusters" % (flow.name, params.hostname,
+                                                                          connect_plan.target, flow.target))
+        Logger.info(u"flow %s is not served by this driver host (it serves %s): nothing to do here"
+                    % (flow.name, connect_plan.target))
+        script.put_structured_out({"flow": flow.name, "action": action, "served": False,
+                                   "target_here": connect_plan.target})
+        return None
     client = rest(params)
     try:
         listing = client.connectors()
@@ -236,7 +244,7 @@ def flow_command(script, params, action):
             healer.event(time.time(), "operator: %s %s" % (action, flow.name))
             healer.save(state_file)
     Logger.info(u"flow %s is %s" % (flow.name, state))
-    script.put_structured_out({"flow": flow.name, "action": action, "state": state})
+    script.put_structured_out({"flow": flow.name, "action": action, "state": state, "served": True})
     return state
 
 

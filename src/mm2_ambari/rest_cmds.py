@@ -77,6 +77,13 @@ def register(subparsers):
                         "EXPORT_TRANSLATED_OFFSETS; the script reads it as commandParams/NAME")
     p.set_defaults(func=_command(ops.run_command))
 
+    p = subparsers.add_parser("flow", parents=[common, conn_file], help="pause, resume or stop one flow (connect mode)",
+                              description="Pause, resume or stop one replication flow on the running drivers "
+                                          "(kafka-mm2-env/mm2_run_mode=connect): the other flows keep running.")
+    p.add_argument("action", choices=sorted(names.FLOW_COMMANDS), help="what to do with the flow")
+    p.add_argument("--flow", required=True, metavar="SOURCE->TARGET", help="the flow, e.g. --flow A->B")
+    p.set_defaults(func=_command(ops.flow_command))
+
     p = subparsers.add_parser("remove", parents=[common, conn_file], help="stop and delete the service",
                               description="Stop %s, delete its host components and the service (Ambari "
                                           "drops its configs and config groups with it)." % names.SERVICE)
