@@ -174,3 +174,13 @@ def test_tasks_alert_in_connect_mode():
     result = alert_connect.evaluate(failing, state, thresholds, 100.0)
     assert result.state == alert_eval.CRITICAL and "C->B.MirrorSourceConnector task 0: boom" in result.text
     assert "restarted automatically 1 time(s)" in result.text
+
+
+def test_source_offsets_round_trip():
+    response = {"offsets": [{"partition": {"cluster": "A", "topic": "t", "partition": 1}, "offset": {"offset": 41}},
+                            {"partition": {"cluster": "A", "topic": "t", "partition": 0}, "offset": {"offset": 9}}]}
+    nxt = flow_control.source_offsets(response, "A")
+    assert nxt == {("t", 0): 10, ("t", 1): 42}
+    assert flow_control.source_offsets({"offsets": flow_control.offsets_body("A", nxt)}, "A") == nxt
+    assert flow_control.offsets_body("A", {("t", 0): None}) == [
+        {"partition": {"cluster": "A", "topic": "t", "partition": 0}, "offset": None}]

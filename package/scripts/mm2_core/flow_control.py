@@ -240,3 +240,29 @@ def _ago(now, then):
     if then is None:
         return "never"
     return "%s (%ds ago)" % (time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime(then)), max(0, int(now - then)))
+
+
+# ------------------------------------------------------------------------------------------------ offsets (3.6+)
+
+def source_offsets(response, source_alias):
+    """{(topic, partition): next source offset to copy} of a MirrorSourceConnector from GET .../offsets
+    ({"offsets": [{"partition": {"cluster": A, "topic": t, "partition": p}, "offset": {"offset": o}}]}).
+    MM2 stores the offset of the last record it copied, so the next one to copy is o + 1."""
+    found = {}
+    for item in (response or {}).get("offsets") or []:
+        part, off = item.get("partition") or {}, item.get("offset") or {}
+        if part.get("cluster") not in (None, source_alias) or off.get("offset") is None:
+            continue
+        found[(part.get("topic"), int(part.get("partition")))] = int(off["offset"]) + 1
+    return found
+
+
+def offsets_body(source_alias, next_offsets):
+    """The PATCH .../offsets body that makes a stopped MirrorSourceConnector resume each partition at the given
+    next offset (the inverse of source_offsets); None as a value removes the partition's offset (start over
+    from the connector's consumer reset policy)."""
+    items = []
+    for (topic, partition), nxt in sorted(next_offsets.items()):
+        items.append({"partition": {"cluster": source_alias, "topic": topic, "partition": int(partition)},
+                      "offset": None if nxt is None else {"offset": int(nxt) - 1}})
+    return items

@@ -41,6 +41,7 @@ class Property(object):
         self.show_property_name = show_property_name
         self.depends_on = tuple(depends_on)  # ((config_type, name), ...)
         self.visible = visible
+        self.refresh_command = None   # (component, command), set below for the properties a running driver can take live
 
     @property
     def is_secret(self):
@@ -417,6 +418,16 @@ CUSTOM = ConfigType(names.CUSTOM, "Custom MM2 properties, passed through after v
                     supports_adding_forbidden=False)
 
 CONFIG_TYPES = (ENV, CLUSTERS, REPLICATION, TOPOLOGY, DRIVER, LOG4J, CUSTOM)
+
+# A change of only these properties is offered as "Refresh configs" (RECONFIGURE with reconfigureAction
+# reload_configs, Ambari's <supported-refresh-commands>) instead of a restart: in connect mode the driver PUTs the
+# changed connector configs into its running Connect worker (only the changed flows' connectors restart); when
+# the change reaches the worker's own settings (e.g. the target's connection), or in dedicated mode, the command
+# restarts the driver by itself. Everything else (env, log4j, driver, custom) keeps "Restart Required".
+REFRESH_COMMAND = "reload_configs"
+for _type in (CLUSTERS, REPLICATION, TOPOLOGY):
+    for _prop in _type.properties:
+        _prop.refresh_command = (names.COMPONENT, REFRESH_COMMAND)
 BY_NAME = dict((t.name, t) for t in CONFIG_TYPES)
 
 assert tuple(t.name for t in CONFIG_TYPES) == names.OWN_CONFIG_TYPES
