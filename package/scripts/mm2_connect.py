@@ -171,7 +171,8 @@ def stop_healer(params, kill):
         if process.is_alive(pid) and _healer_running(pid_file, state_file) == pid:
             kill(pid, 9)
         Logger.info("Healer (pid %d) stopped" % pid)
-    File(native(pid_file), action="delete")
+    if os.path.exists(pid_file):
+        File(native(pid_file), action="delete")
 
 
 # ------------------------------------------------------------------------------------------------ flows

@@ -184,3 +184,17 @@ def test_source_offsets_round_trip():
     assert flow_control.source_offsets({"offsets": flow_control.offsets_body("A", nxt)}, "A") == nxt
     assert flow_control.offsets_body("A", {("t", 0): None}) == [
         {"partition": {"cluster": "A", "topic": "t", "partition": 0}, "offset": None}]
+
+
+def test_tasks_alert_warns_while_a_restarted_connector_recovers():
+    thresholds = alert_eval.Thresholds(1.0, 1.0)
+    state = flow_control.HealerState()
+    flow_control.plan_restarts(_listing({"C->B.MirrorSourceConnector": ("RUNNING", ["FAILED"])}), state, 90.0, 1.0, 5)
+    state.event(90.0, "restarted C->B.MirrorSourceConnector (automatic restart 1 of at most 5): boom")
+    running = _listing({"C->B.MirrorSourceConnector": ("RUNNING", ["RUNNING"])})
+    result = alert_connect.evaluate(running, state, thresholds, 91.0)
+    assert result.state == alert_eval.WARNING and "Recovering after automatic restarts" in result.text
+    flow_control.plan_restarts(running, state, 91.0, 1.0, 5)
+    flow_control.plan_restarts(running, state, 95.0, 1.0, 5)   # healthy for its last back-off: count reset
+    result = alert_connect.evaluate(running, state, thresholds, 96.0)
+    assert result.state == alert_eval.OK and "automatic restart 1 of at most 5" in result.text

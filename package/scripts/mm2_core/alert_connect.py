@@ -6,13 +6,16 @@ against the alert's thresholds and the text says what the healer restarted, when
 Pure apart from the bounded REST read; stdlib only, Python 2.7 and 3.
 """
 import os
+import time
 
 from mm2_core import alert_eval as ev
 from mm2_core import connect_mode, connect_rest, flow_control, names, schema, versions
 
 _DRIVER = schema.BY_NAME[names.DRIVER]
 _ENV = schema.BY_NAME[names.ENV]
-HEALER_STATE_FILE = "mm2-healer-state.json"   # mm2_connect.HEALER_STATE_FILE (the agent side writes it)
+HEALER_STATE_FILE = "mm2-healer-state.json"
+RECENT_EVENTS = 5
+RECENT_EVENTS_SECONDS = 3600   # mm2_connect.HEALER_STATE_FILE (the agent side writes it)
 
 
 def _get(configs, ctype, table, prop):
@@ -41,8 +44,13 @@ def evaluate(listing, healer, thresholds, now):
             "%s%s%s" % (name, " task %s" % task if task is not None else "", ": " + line if line else "")
             for name, task, line in failed)))
     else:
-        state = ev.OK
         running = [f for f, s in states.items() if s == flow_control.RUNNING]
+        # restarted and not yet healthy for its last back-off: it may fail again (a fault not fixed yet)
+        recovering = sorted(n for n, e in healer.connectors.items() if e.get("restarts") and n in listing)
+        state = ev.WARNING if recovering else ev.OK
+        if recovering:
+            lines.append("Recovering after automatic restarts (not yet healthy for its last back-off): %s"
+                         % ", ".join(recovering))
         lines.append("Connect mode: %d flow(s) running%s" % (
             len(running), ": " + ", ".join(sorted(running)) if running else ""))
     if held:
@@ -52,13 +60,32 @@ def evaluate(listing, healer, thresholds, now):
     if moving:
         lines.append("Being (re)assigned: %s" % ", ".join(moving))
     lines.extend(history)
+    recent = [(t, text) for t, text in healer.events if now - t <= RECENT_EVENTS_SECONDS][-RECENT_EVENTS:]
+    if recent:
+        lines.append("Healer, last %d event(s) of the last hour:" % len(recent))
+        lines.extend("  %s %s" % (time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime(t)), text) for t, text in recent)
     return ev.Result(state, lines)
 
 
-def execute(configs, thresholds, now, timeout=10.0):
+def _client(configs, timeout):
     port = _get(configs, names.DRIVER, _DRIVER, "connect.rest.port")
     # reads only: no version-gated call is made, so the oldest Connect REST API is assumed
-    client = connect_rest.ConnectRest("http://127.0.0.1:%s" % port, versions.MIN_VERSION, timeout=timeout)
+    return connect_rest.ConnectRest("http://127.0.0.1:%s" % port, versions.MIN_VERSION, timeout=timeout)
+
+
+def held_flows(configs, timeout=5.0):
+    """{flow: PAUSED|STOPPED} of the flows an operator holds on this driver's worker ({} when it cannot tell)."""
+    try:
+        listing = _client(configs, timeout).connectors()
+    except connect_rest.ConnectError:
+        return {}
+    flows = set(connect_mode.split_connector_name(n)[0] for n in listing if connect_mode.split_connector_name(n))
+    states = dict((f, flow_control.flow_state(listing, f)) for f in flows)
+    return dict((f, s) for f, s in states.items() if s in (flow_control.PAUSED, flow_control.STOPPED))
+
+
+def execute(configs, thresholds, now, timeout=10.0):
+    client = _client(configs, timeout)
     try:
         listing = client.connectors()
     except connect_rest.ConnectError as e:

@@ -270,6 +270,13 @@ def _execute(kind, token_map, parameters, host_name, now):
     flows, problem = cfg.expected_flows(configs, ev.kafka_version(snap))
     targets = cfg.host_targets(configs)
     flows_here = cfg.flows_for_host(flows or [], targets)
+    held = {}
+    if kind != TASKS:
+        from mm2_core import alert_connect
+        if alert_connect.enabled(configs):   # connect mode: a flow an operator paused or stopped is not alerted on
+            held = alert_connect.held_flows(configs, timeout=max(1.0, min(5.0, cfg.param_float(
+                parameters, P_TIMEOUT, DEFAULT_TIMEOUT))))
+            flows_here = [f for f in flows_here if f.name not in held]
     expected_names = [f.name for f in flows_here]
 
     if kind in (LATENCY, LAG):
@@ -291,6 +298,9 @@ def _execute(kind, token_map, parameters, host_name, now):
         _save(path, result)
     if problem and kind != CHECKPOINT:
         result.lines.append("Note: %s; flows were taken from the metrics" % problem)
+    if held:
+        result.lines.append("Held by an operator (not alerted): %s" % ", ".join(
+            "%s %s" % kv for kv in sorted(held.items())))
     return result
 
 
