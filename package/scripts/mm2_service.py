@@ -88,6 +88,16 @@ def check_placement(params, rendering):
     from mm2_core import advice
     topo = rendering.topology
     flows = [(f.source, f.target) for f in topo.enabled_flows]
+    import mm2_connect
+    if mm2_connect.enabled(params):
+        # this host knows only its own target.clusters: other hosts count as serving every target
+        mine = served_targets(params)
+        hosts = dict((h, mine if h == params.hostname else []) for h in (params.driver_hosts or [params.hostname]))
+        errors = [m for _, _, level, m in connect_mode.placement_problems(flows, hosts)
+                  if level == "ERROR" and (params.hostname in m or not mine)]
+        if errors:
+            raise Fail(u"\n".join(text(e) for e in errors))
+        return
     heartbeats = advice.heartbeats_enabled(params.plain_configurations())
     findings = placement.local_findings(params.hostname, params.driver_hosts, served_targets(params),
                                         topo.aliases, flows, params.kafka_version_tuple, heartbeats)

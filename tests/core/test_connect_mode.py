@@ -198,3 +198,14 @@ def test_tasks_alert_warns_while_a_restarted_connector_recovers():
     flow_control.plan_restarts(running, state, 95.0, 1.0, 5)   # healthy for its last back-off: count reset
     result = alert_connect.evaluate(running, state, thresholds, 96.0)
     assert result.state == alert_eval.OK and "automatic restart 1 of at most 5" in result.text
+
+
+def test_placement_one_target_per_host_and_one_host_per_target():
+    flows = [("A", "B"), ("C", "B"), ("B", "A")]
+    assert connect_mode.placement_problems(flows, {"h1": ["B"], "h2": ["A"]}) == []
+    found = connect_mode.placement_problems(flows, {"h1": [], "h2": ["B"], "h3": ["B"]})
+    messages = [m for _, _, level, m in found if level == "ERROR"]
+    assert any(m.startswith("Host h1: connect mode") and "would serve A, B" in m for m in messages), messages
+    assert any(m.startswith("Target B is served by h2, h3") for m in messages), messages
+    assert connect_mode.run_mode({"kafka-mm2-env": {"mm2_run_mode": "connect"}}) == "connect"
+    assert connect_mode.run_mode({}) == "dedicated"

@@ -254,3 +254,37 @@ def connector_diff(current, wanted):
     update = [n for n in wanted if n in current and dict(current[n]) != dict(wanted[n])]
     delete = [n for n in current if n not in wanted and split_connector_name(n)]
     return create, update, delete
+
+
+def run_mode(configurations):
+    """kafka-mm2-env/mm2_run_mode of a {type: {name: value}} map (dedicated when unset)."""
+    from mm2_core import names
+    value = str(((configurations or {}).get(names.ENV) or {}).get("mm2_run_mode") or DEDICATED).strip()
+    return value if value in RUN_MODES else DEDICATED
+
+
+def placement_problems(flows, host_targets):
+    """[(config type, property, level, message)] of connect mode's placement rules over every driver host:
+    each host serves exactly one target (the worker's internal topics live there), and a target is served by
+    one host (its REST API is loopback-only, so a Connect group cannot span hosts).
+    flows: enabled (source, target) pairs; host_targets: {host: [aliases]} ([] meaning every target)."""
+    from mm2_core import names
+    found = []
+    all_targets = sorted(set(t for _, t in flows))
+    serving = {}
+    for host in sorted(host_targets):
+        targets = list(host_targets[host] or all_targets)
+        if len(targets) != 1:
+            found.append((names.DRIVER, "target.clusters", "ERROR",
+                          "Host %s: connect mode (kafka-mm2-env/mm2_run_mode) runs one Kafka Connect worker per "
+                          "driver host, and a worker writes into one target cluster; this host would serve %s: give "
+                          "it one target through a config group" % (host, ", ".join(targets) or "no target")))
+            continue
+        serving.setdefault(targets[0], []).append(host)
+    for target, hosts in sorted(serving.items()):
+        if len(hosts) > 1:
+            found.append((names.DRIVER, "target.clusters", "ERROR",
+                          "Target %s is served by %s in connect mode: a Connect worker's REST API is bound to "
+                          "127.0.0.1, so its group cannot span hosts; let one host serve %s (or use dedicated mode "
+                          "for several drivers per target)" % (target, ", ".join(hosts), target)))
+    return found
