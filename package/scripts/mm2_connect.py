@@ -135,10 +135,17 @@ def start_healer(params):
     if not params.mm2_autorestart_enabled:
         Logger.info("Automatic restarts are off (kafka-mm2-env/mm2_autorestart_enabled): no healer")
         return
-    if _healer_running(pid_file, state_file):
-        Logger.info("The healer is already running")
-        return
     worker_pid, _ = process.read_pid_file(params.mm2_pid_file)
+    running_pid = _healer_running(pid_file, state_file)
+    if running_pid:
+        argv = process.read_cmdline(running_pid) or []
+        watched = argv[argv.index("--worker-pid") + 1] if "--worker-pid" in argv[:-1] else None
+        if watched == str(worker_pid):
+            Logger.info("The healer is already running (pid %d)" % running_pid)
+            return
+        # it watches a worker that is gone (kill -9, then a recovery START): replace it now, not in 5 s
+        import mm2_service
+        stop_healer(params, mm2_service._kill)
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), HEALER_SCRIPT)
     args = [sys.executable, script, "--url", "http://127.0.0.1:%s" % params.connect_rest_port,
             "--kafka-version", str(params.kafka_version), "--state", state_file, "--worker-pid", str(worker_pid),
