@@ -47,7 +47,7 @@ def healer_paths(params):
 
 def plan(params, rendering):
     return connect_mode.plan(rendering.properties, rendering.topology, params.hostname, params.connect_rest_port,
-                             secrets_file(params))
+                             secrets_file(params), group_id=params.connect_group_id)
 
 
 def add_files(params, rendering):

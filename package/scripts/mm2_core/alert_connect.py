@@ -84,6 +84,40 @@ def held_flows(configs, timeout=5.0):
     return dict((f, s) for f, s in states.items() if s in (flow_control.PAUSED, flow_control.STOPPED))
 
 
+_LABEL = r'%s="([^"]*)"'
+
+
+def herder_lines(configs, text, timeout=5.0):
+    """Exposition lines mm2_herder_up / mm2_herder_start_time_ms, one per flow of this host's Connect worker,
+    from the worker's app-info series (mm2_connect_worker_up/_start_time_ms) and its REST listing: the
+    replication alerts then read connect mode's metrics as they read a dedicated MM2's herders ("" when the
+    worker series or the REST API are missing)."""
+    import re
+    from mm2_core import metrics as m
+    port = str(_get(configs, names.DRIVER, _DRIVER, "connect.rest.port"))
+    version, start = None, None
+    for line in (text or "").splitlines():
+        if line.startswith(m.CONNECT_WORKER_UP + "{") and re.search(_LABEL % "port", line).group(1) == port:
+            found = re.search(_LABEL % "version", line)
+            version = found.group(1) if found else ""
+        elif line.startswith(m.CONNECT_WORKER_START + "{") and re.search(_LABEL % "port", line).group(1) == port:
+            start = line.rsplit(" ", 1)[-1]
+    if version is None:
+        return ""
+    try:
+        listing = _client(configs, timeout).connectors()
+    except connect_rest.ConnectError:
+        return ""
+    flows = sorted(set(connect_mode.split_connector_name(n)[0] for n in listing if connect_mode.split_connector_name(n)))
+    out = []
+    for flow in flows:
+        source, target = flow.split("->", 1)
+        out.append('%s{source="%s",target="%s",version="%s"} 1.0' % (m.HERDER_UP, source, target, version))
+        if start is not None:
+            out.append('%s{source="%s",target="%s"} %s' % (m.HERDER_START, source, target, start))
+    return ("\n" if text and not text.endswith("\n") else "") + "\n".join(out) + ("\n" if out else "")
+
+
 def execute(configs, thresholds, now, timeout=10.0):
     client = _client(configs, timeout)
     try:

@@ -55,7 +55,7 @@ FAMILIES = {
 # The exporter's own scrape series are always asked for: they mark a complete scrape, and exporter
 # 0.x runs the JMX collector for a name[] filter only when it names one of them.
 ALL_FAMILIES = tuple(sorted(set(f for fams in FAMILIES.values() for f in fams)
-                            | set([m.SCRAPE_ERROR, m.SCRAPE_DURATION])))
+                            | set([m.SCRAPE_ERROR, m.SCRAPE_DURATION, m.CONNECT_WORKER_UP, m.CONNECT_WORKER_START])))
 
 MAX_TEXT = 8000
 _ENV = names.ENV
@@ -259,7 +259,12 @@ def _execute(kind, token_map, parameters, host_name, now):
         if proc is None and fetched.kind == fetcher.REFUSED:
             proc = process_info(configs)
         return ev.Result(ev.UNKNOWN, [diagnose(fetched, endpoint, configs, proc)])
-    snap = m.Snapshot(fetched.text, FAMILIES[kind], fetched.at, fetched.url)
+    text = fetched.text
+    from mm2_core import alert_connect
+    if alert_connect.enabled(configs):   # connect mode: one herder per flow on this host's worker
+        text = text + alert_connect.herder_lines(configs, text, timeout=max(1.0, min(5.0, cfg.param_float(
+            parameters, P_TIMEOUT, DEFAULT_TIMEOUT))))
+    snap = m.Snapshot(text, FAMILIES[kind], fetched.at, fetched.url)
     if kind == PROCESS:
         return _process_result(snap, fetched, thresholds, proc, host)
     if not snap.has(m.HERDER_UP):

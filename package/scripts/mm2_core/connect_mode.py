@@ -44,10 +44,12 @@ FILE_PROVIDER_CLASS = "org.apache.kafka.common.config.provider.FileConfigProvide
 
 # The Connect group of the drivers serving one target; its internal topics on that target (".internal":
 # MM2's default topic filter never replicates them).
-GROUP_ID = "mm2-connect"
-CONFIG_TOPIC = "mm2-connect-configs.internal"
-OFFSET_TOPIC = "mm2-connect-offsets.internal"
-STATUS_TOPIC = "mm2-connect-status.internal"
+GROUP_ID = "mm2-connect"   # kafka-mm2-driver/connect.group.id's default
+
+
+def internal_topics(group_id):
+    """(config, offset, status) topics of a connect-mode group on its target."""
+    return tuple("%s-%s.internal" % (group_id, kind) for kind in ("configs", "offsets", "status"))
 WORKER_TOP_LEVEL_PREFIXES = versions.WORKER_TOP_LEVEL_PREFIXES + ("replication.policy",)
 CLIENT_KINDS = ("producer.", "consumer.", "admin.")
 
@@ -173,7 +175,7 @@ def served_target(topology, problems):
     return target
 
 
-def plan(properties, topology, hostname, rest_port, secrets_path):
+def plan(properties, topology, hostname, rest_port, secrets_path, group_id=GROUP_ID):
     """ConnectPlan of this host from the dedicated rendering (properties [(key, value)]); ConfigError naming
     the property when connect mode cannot serve this host's part of the topology."""
     version = topology.version
@@ -186,7 +188,7 @@ def plan(properties, topology, hostname, rest_port, secrets_path):
     if problems:
         raise ConfigError(problems)
     raw = OrderedDict(properties)
-    worker = _worker(raw, target, version, rest_port)
+    worker = _worker(raw, target, version, rest_port, group_id)
     connectors = OrderedDict()
     flows = []
     for flow in topology.enabled_flows:
@@ -220,15 +222,16 @@ def plan(properties, topology, hostname, rest_port, secrets_path):
                        worker_has_secret)
 
 
-def _worker(raw, target, version, rest_port):
+def _worker(raw, target, version, rest_port, group_id):
     """MirrorMakerConfig.workerConfig for the target, with the connect-mode group, a loopback REST listener
     and the FileConfigProvider the connector secrets need."""
     props = cluster_props(raw, target, version)
     for prefix in WORKER_TOP_LEVEL_PREFIXES:
         props.update(_with_prefix(raw, prefix, False))
     props.update(_with_prefix(raw, "config.providers", False))
-    for key, value in (("group.id", GROUP_ID), ("offset.storage.topic", OFFSET_TOPIC),
-                       ("status.storage.topic", STATUS_TOPIC), ("config.storage.topic", CONFIG_TOPIC),
+    config_topic, offset_topic, status_topic = internal_topics(group_id)
+    for key, value in (("group.id", group_id), ("offset.storage.topic", offset_topic),
+                       ("status.storage.topic", status_topic), ("config.storage.topic", config_topic),
                        ("key.converter", BYTE_ARRAY_CONVERTER), ("value.converter", BYTE_ARRAY_CONVERTER),
                        ("header.converter", BYTE_ARRAY_CONVERTER), ("client.id", "mm2-connect-" + target)):
         props[key] = value

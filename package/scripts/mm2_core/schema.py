@@ -395,6 +395,10 @@ DRIVER = ConfigType(names.DRIVER, "Per-host driver settings (use config groups)"
     Property("internal.rest.port", "8083", "Internal REST port",
              "Listener of MM2's internal REST server (Kafka 3.5+, several driver hosts).",
              value_type="int", minimum="1024", maximum="65535"),
+    Property("connect.group.id", "mm2-connect", "Connect group (connect mode)",
+             "Connect mode: group.id of the worker; its internal topics on the target are <group>-configs.internal, "
+             "<group>-offsets.internal and <group>-status.internal. Give each Ambari cluster writing into the "
+             "same target its own group."),
     Property("connect.rest.port", "8093", "Connect REST port (connect mode)",
              "Connect mode: the Kafka Connect worker's REST API, bound to 127.0.0.1 only (the control plane "
              "of the flows on this host).", value_type="int", minimum="1024", maximum="65535"),
