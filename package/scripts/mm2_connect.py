@@ -259,8 +259,12 @@ def flow_command(script, params, action):
 def reload_configs(params, basedir, restart):
     """Refresh configs (RECONFIGURE reload_configs): connector changes go live; a changed worker file restarts."""
     import mm2_setup
+    import mm2_service
     before = _read(worker_file(params))
     rendering = mm2_setup.configure(params, basedir)
+    if not mm2_service.running(params):
+        Logger.info("MirrorMaker 2 is not running on this host: the files are rendered; START applies them")
+        return {"created": [], "updated": [], "deleted": [], "unchanged": [], "running": False}
     if not enabled(params):
         Logger.info("Dedicated mode reads its configuration only at start: restarting MirrorMaker 2")
         return restart()
