@@ -288,13 +288,14 @@ def _execute(kind, token_map, parameters, host_name, now):
         nowhere = _replicated_nowhere(kind, snap, token_map, parameters, endpoint, host, flows or [], flows_here,
                                       now, thresholds, deadline)
         evaluate = ev.evaluate_latency if kind == LATENCY else ev.evaluate_lag
-        result = evaluate(snap, flows or [], expected_names, thresholds, nowhere)
+        result = evaluate(snap, flows or [], expected_names, thresholds, nowhere, held=sorted(held))
     elif kind == TASKS:
         result = _tasks(snap, token_map, parameters, endpoint, host, flows or [], flows_here, now, thresholds,
                         deadline)
     elif kind == HEARTBEAT:
-        result = _heartbeats(snap, token_map, parameters, endpoint, host, flows, targets, now, thresholds,
-                             deadline)
+        result = _heartbeats(snap, token_map, parameters, endpoint, host,
+                             [f for f in flows if f.name not in held] if flows is not None else None, targets, now,
+                             thresholds, deadline)
     else:
         if flows is None:
             return ev.Result(ev.UNKNOWN, ["Cannot tell which flows sync consumer offsets: %s" % problem])
