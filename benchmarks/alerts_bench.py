@@ -9,7 +9,8 @@ partitions of dotted topics (so the lag joins go through Kafka's '.' -> '_' topi
 exporter text layouts (1.x; 0.x with a comma after every label set) and both namings (Kafka 3.4:
 no source= and generated consumer ids; Kafka 4.0: source= and flow-qualified replication
 consumers), ~5% of partitions idle and a few stalled, and times, per alert kind:
-  - parse + evaluate (mm2_core.metrics.Snapshot + mm2_core.alert_eval), the work of one alert run;
+  - parse + evaluate (mm2_core.alerts.metrics.Snapshot + the per-kind evaluation in mm2_core.alerts),
+    the work of one alert run;
   - a full run through alert_runner.execute against a local HTTP server (fetch included);
 and, on the same payload in the same run, prometheus_client's text parser
 (text_string_to_metric_families) when it is installed (the .venv3 line has it).
@@ -30,7 +31,8 @@ for p in (os.path.join(REPO, "package", "scripts"), os.path.join(REPO, "tests", 
     if p not in sys.path:
         sys.path.insert(0, p)
 
-from mm2_core import alert_config, alert_eval, alert_fetch, alert_runner, metrics  # noqa: E402
+from mm2_core.alerts import alert_config, alert_fetch, alert_runner, metrics  # noqa: E402
+from mm2_core.alerts import checkpoints, evaluation, heartbeats, lag, latency, tasks  # noqa: E402
 
 clock = getattr(time, "perf_counter", time.time)
 # CPU time of this process: on a shared machine the wall clock also counts other programs' turns
@@ -85,19 +87,19 @@ def payload(n, naming, layout="1.x"):
                     ("mm2_consumer_records_lag", "mm2_consumer_records_lag_max"))
     for fam in sorted(lag_families):
         family(fam)
-        for idx, (topic, p, idle, lag, lat) in enumerate(parts):
+        for idx, (topic, p, idle, records_lag, lat) in enumerate(parts):
             task = idx % 8
             if new:
                 lines.append('%s{partition="%d",source="A",target="B",task="%d",topic="%s"} %s'
-                             % (fam, p, task, metrics.kafka_topic_tag(topic), _fmt(lag)))
+                             % (fam, p, task, metrics.kafka_topic_tag(topic), _fmt(records_lag)))
             else:
                 lines.append('%s{client_id="consumer-%d",partition="%d",topic="%s"} %s'
-                             % (fam, task + 1, p, metrics.kafka_topic_tag(topic), _fmt(lag)))
+                             % (fam, task + 1, p, metrics.kafka_topic_tag(topic), _fmt(records_lag)))
     for attr in SOURCE_ATTRS:
         fam = "mm2_source_" + attr
         family(fam)
         windowed = attr.endswith("_avg") or attr.endswith("_max")
-        for idx, (topic, p, idle, lag, lat) in enumerate(parts):
+        for idx, (topic, p, idle, records_lag, lat) in enumerate(parts):
             value = float("nan") if (windowed and idle) else (lat if "latency" in attr or "age" in attr else 1000.0 + idx)
             labels = ('partition="%d",source="A",target="B",topic="A.%s"' % (p, topic) if new
                       else 'partition="%d",target="B",topic="A.%s"' % (p, topic))
@@ -127,16 +129,16 @@ def parse_and_evaluate(kind, text, flows, state):
     th = alert_runner.thresholds_for(kind, {})
     names = [f.name for f in flows]
     if kind == "latency":
-        return alert_eval.evaluate_latency(snap, flows, names, th)
+        return latency.evaluate_latency(snap, flows, names, th)
     if kind == "lag":
-        return alert_eval.evaluate_lag(snap, flows, names, th)
+        return lag.evaluate_lag(snap, flows, names, th)
     if kind == "tasks":
-        return alert_eval.evaluate_tasks(snap, flows, th)
+        return tasks.evaluate_tasks(snap, flows, th)
     if kind == "checkpoint":
-        return alert_eval.evaluate_checkpoints(snap, flows, 1.8e9, state, th)
+        return checkpoints.evaluate_checkpoints(snap, flows, 1.8e9, state, th)
     if kind == "heartbeat":
-        return alert_eval.evaluate_heartbeats(flows, [("h", alert_eval.heartbeat_samples(snap))],
-                                              alert_eval.herders(snap), {}, 1.8e9, state, th, [], True)
+        return heartbeats.evaluate_heartbeats(flows, [("h", heartbeats.heartbeat_samples(snap))],
+                                              evaluation.herders(snap), {}, 1.8e9, state, th, [], True)
     raise ValueError(kind)
 
 

@@ -2,10 +2,11 @@
 """Real MirrorMaker 2 through the managed service vs. started by hand (not a test: it prints numbers).
 
     python3 benchmarks/e2e_bench.py [--records 300000] [--record-size 512] [--partitions 4]
-                                    [--line 2.7.8|trunk] [--rounds 1] [--keep]
+                                    [--line 2.7.8|trunk] [--rounds 1] [--keep] [--kafka-versions 2.8.2,3.9,4]
 
-Each round, on loopback, with fresh one-node KRaft clusters a and b per run (../shared/kafka or
-MM2_TEST_KAFKA_HOME):
+Each round, on loopback, with fresh one-node clusters a and b per run of the official Kafka distribution of each
+--kafka-versions entry (tests/realkafka/dists.py; ZooKeeper mode for 2.x, KRaft from 3.x; default
+MM2_TEST_KAFKA_VERSION or 3.9), or MM2_TEST_KAFKA_HOME:
 1. managed: the built mpack's scripts as the Ambari agent runs them (tests/e2e/agent.py, the real
    Ambari library of --line): INSTALL, CONFIGURE, START, then STOP;
 2. by hand: the properties file the managed run rendered (bootstrap servers swapped for the new
@@ -33,7 +34,7 @@ for p in (os.path.join(REPO, "tests"), os.path.join(REPO, "package", "scripts"))
         sys.path.insert(0, p)
 
 from e2e import agent  # noqa: E402
-from mm2_core import names  # noqa: E402
+from mm2_core.config import names  # noqa: E402
 from realkafka import cluster as rk  # noqa: E402
 
 TOPIC = "bench"
@@ -147,7 +148,22 @@ def main():
     parser.add_argument("--heap", default="-Xms256m -Xmx1g")
     parser.add_argument("--timeout", type=int, default=600, help="bound on each copy (s)")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (brokers' and MM2's logs)")
+    parser.add_argument("--kafka-versions", default=os.environ.get(rk.KAFKA_VERSION_ENV) or "",
+                        help="comma-separated versions of the matrix (tests/realkafka/dists.py list); one ratio each")
     args = parser.parse_args()
+    kafka_versions = [v for v in args.kafka_versions.split(",") if v.strip()] or [rk.kafka_version_name()]
+    summary = []
+    for version in kafka_versions:
+        os.environ[rk.KAFKA_VERSION_ENV] = version.strip()
+        ratios = run_version(args)
+        summary.append((version, rk.installed_version(rk.kafka_home()), ratios))
+    print("managed / by hand throughput ratio per Kafka version:")
+    for version, release, ratios in summary:
+        print("  %-6s (%s): %s (median %.3f)" % (version, release, ", ".join("%.3f" % r for r in ratios),
+                                                 sorted(ratios)[len(ratios) // 2]))
+
+
+def run_version(args):
     reason = agent.line_skip_reason(args.line)
     if reason:
         sys.exit("cannot run: %s" % reason)
@@ -175,6 +191,7 @@ def main():
         if len(ratios) > 1:
             print("ratio over %d rounds: min %.3f, median %.3f" % (len(ratios), min(ratios),
                                                                    sorted(ratios)[len(ratios) // 2]))
+        return ratios
     finally:
         if args.keep:
             print("work directory kept: %s" % work)

@@ -10,7 +10,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, os.pardir, "package", "scripts"))
 sys.path.insert(0, os.path.join(HERE, os.pardir, "tests", "core"))
 
-from mm2_core import topology, versions  # noqa: E402
+from mm2_core.kafka import versions
+from mm2_core.rendering import render
 from examples_support import example_names, load_example, local_kafka_for, render_example  # noqa: E402
 
 
@@ -28,7 +29,7 @@ def main(repeat=50):
         local = local_kafka_for(configurations, options)
         for line, version in versions.SUPPORTED_LINES:
             r = timed(lambda: render_example(name, version), repeat)
-            v = timed(lambda: topology.validate(configurations, version, local), repeat)
+            v = timed(lambda: render.validate(configurations, version, local), repeat)
             print("%-28s %-5s %10.2f %10.2f" % (name, line, r, v))
 
 

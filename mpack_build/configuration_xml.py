@@ -1,4 +1,4 @@
-"""configuration/<type>.xml generated from mm2_core/schema.py (it exists only in the tarball)."""
+"""configuration/<type>.xml generated from mm2_core/config/schema.py (it exists only in the tarball)."""
 
 import io
 import os

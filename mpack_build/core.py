@@ -75,7 +75,7 @@ def _import_problem(repo, error):
 
 
 def _import_core(repo):
-    """Import mm2_core.names/schema of `repo` without disturbing an mm2_core already imported."""
+    """Import mm2_core.config.names/schema of `repo` without disturbing an mm2_core already imported."""
     import importlib
     scripts = os.path.join(repo, "package", "scripts")
     saved = dict((k, v) for k, v in sys.modules.items() if k == "mm2_core" or k.startswith("mm2_core."))
@@ -85,8 +85,8 @@ def _import_core(repo):
     old_dont_write = sys.dont_write_bytecode
     sys.dont_write_bytecode = True  # keep the checkout free of caches
     try:
-        names = importlib.import_module("mm2_core.names")
-        schema = importlib.import_module("mm2_core.schema")
+        names = importlib.import_module("mm2_core.config.names")
+        schema = importlib.import_module("mm2_core.config.schema")
     finally:
         sys.dont_write_bytecode = old_dont_write
         sys.path.remove(scripts)

@@ -4,6 +4,6 @@ import os
 
 # The checkout this package sits in (build.py is its entry point).
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SCHEMA_REL = "package/scripts/mm2_core/schema.py"
+SCHEMA_REL = "package/scripts/mm2_core/config/schema.py"
 RELEASED_NAMES_REL = "tests/build/released-names.json"
 TEMPLATES_REL = "package/templates"

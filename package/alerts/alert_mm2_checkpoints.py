@@ -4,7 +4,7 @@ Only for flows with sync.group.offsets.enabled: age of the last checkpoint while
 
 Loaded by the Ambari agent with imp.load_source(<alert name>, <this file>) and called as
 execute(configurations, parameters, host_name) on Python 2.7 or 3. All logic lives in
-package/scripts/mm2_core (alert_runner); this file only names its KIND.
+package/scripts/mm2_core/alerts (alert_runner); this file only names its KIND.
 """
 import os
 

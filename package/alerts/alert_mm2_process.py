@@ -5,7 +5,7 @@ jar is missing; WARNING/CRITICAL when the endpoint answers slower than the thres
 
 Loaded by the Ambari agent with imp.load_source(<alert name>, <this file>) and called as
 execute(configurations, parameters, host_name) on Python 2.7 or 3. All logic lives in
-package/scripts/mm2_core (alert_runner); this file only names its KIND.
+package/scripts/mm2_core/alerts (alert_runner); this file only names its KIND.
 """
 import os
 

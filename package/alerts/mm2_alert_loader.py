@@ -12,8 +12,8 @@ _SCRIPTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 
 
 def _runner():
-    """mm2_core.alert_runner from this mpack's package/scripts (reloaded when the mpack changed)."""
-    marker = os.path.join(_SCRIPTS, "mm2_core", "alert_runner.py")
+    """mm2_core.alerts.alert_runner from this mpack's package/scripts (reloaded when the mpack changed)."""
+    marker = os.path.join(_SCRIPTS, "mm2_core", "alerts", "alert_runner.py")
     loaded = sys.modules.get("mm2_core")
     if loaded is not None:
         where = os.path.dirname(os.path.abspath(getattr(loaded, "__file__", "") or ""))
@@ -30,7 +30,7 @@ def _runner():
         sys.path.insert(0, _SCRIPTS)
     try:
         import mm2_core
-        from mm2_core import alert_runner
+        from mm2_core.alerts import alert_runner
     finally:
         if added:
             sys.path.remove(_SCRIPTS)

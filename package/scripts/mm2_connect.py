@@ -17,12 +17,15 @@ from resource_management.core.exceptions import Fail
 from resource_management.core.logger import Logger
 from resource_management.core.resources.system import Execute, File
 
-from mm2_core import connect_mode, connect_rest, flow_control, javaprops, process, render
-from mm2_core.text import native, text
+from mm2_core.connect import connect_mode, connect_rest, flow_control
+from mm2_core.formats import javaprops
+from mm2_core.formats.text import native, text
+from mm2_core.host import process
+from mm2_core.rendering import render
 
 HEALER_SCRIPT = "mm2_healer.py"
 HEALER_PID_FILE = "mm2-healer.pid"
-from mm2_core.alert_connect import HEALER_STATE_FILE  # noqa: E402 (one name, read by the tasks alert)
+from mm2_core.alerts.alert_connect import HEALER_STATE_FILE  # noqa: E402 (one name, read by the tasks alert)
 HEALER_LOG_FILE = "mm2-healer.log"
 HEALER_INTERVAL_SECONDS = 5
 FLOW_WAIT_SECONDS = 60
@@ -187,7 +190,7 @@ def stop_healer(params, kill):
 def host_targets(params):
     """{host: [targets]} of the driver hosts as far as this command knows them: this host's own setting
     (config groups of other hosts are not in the command)."""
-    from mm2_core import placement
+    from mm2_core.model import placement
     mine = placement.parse_targets(params.target_clusters_setting)
     return dict((h, mine if h == params.hostname else []) for h in (params.driver_hosts or [params.hostname]))
 

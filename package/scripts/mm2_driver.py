@@ -20,7 +20,7 @@ def reports_fail(command):
     exception message with non-ASCII text as "<exception str() failed>"."""
     @functools.wraps(command)
     def run(self, env, *args, **kwargs):
-        from mm2_core.text import native, text
+        from mm2_core.formats.text import native, text
         try:
             return command(self, env, *args, **kwargs)
         except (ComponentIsNotRunning, KeyboardInterrupt, SystemExit):
@@ -38,8 +38,9 @@ def reports_fail(command):
 
 
 def _is_core_error(e):
-    from mm2_core import install, topology
-    return isinstance(e, (install.InstallError, topology.ConfigError))
+    from mm2_core.config import problems
+    from mm2_core.host import install
+    return isinstance(e, (install.InstallError, problems.ConfigError))
 
 
 class MirrorMaker2Driver(Script):
@@ -56,7 +57,7 @@ class MirrorMaker2Driver(Script):
         self._install_metrics_agent(params)
 
     def _install_metrics_agent(self, params):
-        from mm2_core import install
+        from mm2_core.host import install
         setting = params.jmx_exporter_jar_setting
         if not params.mm2_metrics_enabled:
             return

@@ -15,7 +15,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from mm2_core import connect_rest, flow_control, process  # noqa: E402
+from mm2_core.connect import connect_rest, flow_control  # noqa: E402
+from mm2_core.host import process  # noqa: E402
 
 RUNNING = [True]
 

@@ -8,13 +8,16 @@ owned by the MM2 user, removed when done. Passwords never appear on a command li
 import os
 import shutil
 import tempfile
+import time
 
 from resource_management.core.exceptions import Fail
 from resource_management.core.logger import Logger
 
-from mm2_core import javaprops, kafka_tools, process
-from mm2_core import render as mm2_render
-from mm2_core.text import native, text
+from mm2_core.kafka import versions
+from mm2_core.formats import javaprops
+from mm2_core.formats.text import native, text
+from mm2_core.host import kafka_tools, process
+from mm2_core.rendering import render as mm2_render
 
 TOOL_HEAP = "-Xmx512m"
 TOOL_KILL_GRACE = 10   # seconds between the TERM and the KILL of a tool that overran
@@ -68,6 +71,7 @@ class ToolResult(object):
         self.out = text(out or u"")
         self.err = text(err or u"")
         self.note = None   # read_recent: why the records read may be incomplete
+        self.read_started = None   # read_recent without end offsets: when the read from the beginning began
 
     @property
     def ok(self):
@@ -175,14 +179,23 @@ class KafkaCli(object):
         return result, topics
 
     def create_topic(self, alias, topic, configs=None):
-        """kafka-topics --create --if-not-exists; brokers before 2.4 need a replication factor."""
-        result = self.run(kafka_tools.topics_create(self.home, self.bootstrap(alias), self.config(alias), topic,
-                                                    configs=configs))
+        """kafka-topics --create --if-not-exists; brokers before 2.4 need a replication factor. Tools that
+        refuse --if-not-exists with --bootstrap-server (2.4-2.5) create without it: "already exists" is fine."""
+        if_not_exists = versions.supports(".".join(str(v) for v in self.version),
+                                          versions.TOPICS_IF_NOT_EXISTS_WITH_BOOTSTRAP)
+
+        def create(**extra):
+            result = self.run(kafka_tools.topics_create(self.home, self.bootstrap(alias), self.config(alias), topic,
+                                                        configs=configs, if_not_exists=if_not_exists, **extra))
+            if not if_not_exists and not result.ok and "already exists" in result.problem(40):
+                Logger.info("%s already exists on %s" % (topic, alias))
+                return ToolResult(0, result.out, u"")
+            return result
+        result = create()
         if not result.ok and "Replication factor must be larger than 0" in result.problem(40):
             Logger.info("The brokers of %s want an explicit replication factor (Kafka before 2.4): retrying "
                         "with 1 for %s" % (alias, topic))
-            result = self.run(kafka_tools.topics_create(self.home, self.bootstrap(alias), self.config(alias), topic,
-                                                        replication_factor=1, configs=configs))
+            result = create(replication_factor=1)
         return result
 
     def produce(self, alias, topic, line):
@@ -194,6 +207,38 @@ class KafkaCli(object):
                                                      self.config(alias), topic, mode=mode, timeout_ms=timeout_ms,
                                                      max_messages=max_messages, partition=partition, offset=offset),
                         timeout=self.timeout + timeout_ms // 1000, keep_output=True)
+
+    def read_compacted(self, alias, topic, mode, rewrite_seconds):
+        """Every record of a compacted topic up to its current end, bounded even while MM2 writes to it.
+
+        With end offsets (Kafka 3.0+): each partition from its start until its end offset was reached (or quiet
+        for QUIET_MS: compaction leaves gaps). Without (2.x): from the beginning for rewrite_seconds, the
+        interval in which a version that re-emits every record each interval (before
+        versions.CHECKPOINTS_ONLY_WHEN_CHANGED) has written all of them once more; a read cut there is complete.
+        A plain read until idle never ends on such a version (a new batch every interval)."""
+        command = kafka_tools.end_offsets_command(self.home, self.version, self.bootstrap(alias), self.config(alias),
+                                                  topic)
+        if command is not None:
+            res = self.run(command)
+            if not res.ok:
+                return res
+            ends = kafka_tools.parse_end_offsets(res.out, topic)
+            outs = []
+            for partition in sorted(ends):
+                if ends[partition] <= 0:
+                    continue
+                part = self.consume(alias, topic, mode=mode, timeout_ms=QUIET_MS, max_messages=ends[partition],
+                                    partition=partition, offset=0)
+                if not part.ok:
+                    return part
+                outs.append(part.out)
+            return ToolResult(0, u"\n".join(outs), u"")
+        result = self.run(kafka_tools.console_consumer(self.home, self.version, self.bootstrap(alias),
+                                                       self.config(alias), topic, mode=mode, timeout_ms=10000),
+                          timeout=int(rewrite_seconds), keep_output=True)
+        if result.code == 124:   # cut by the window: what it read covers a whole re-emission interval
+            return ToolResult(0, result.out, result.err)
+        return result
 
     def read_recent(self, alias, topic, mode="text", records=RECENT_RECORDS, window_seconds=RECENT_WINDOW_SECONDS):
         """The last `records` records of each partition of a topic that may be written to
@@ -221,9 +266,11 @@ class KafkaCli(object):
             why = "end offsets unknown (%s)" % (res.problem() if not res.ok else "no partitions")
         else:
             why = "Kafka %s has no kafka-get-offsets" % ".".join(str(v) for v in self.version)
+        started = time.time()
         result = self.run(kafka_tools.console_consumer(self.home, self.version, self.bootstrap(alias),
                                                        self.config(alias), topic, mode=mode, timeout_ms=QUIET_MS),
                           timeout=window_seconds, keep_output=True)
+        result.read_started = started
         if result.code == 124:
             result.note = ("%s; read %s on %s from the beginning for %ss only: older records may be all that was "
                            "seen" % (why, topic, alias, window_seconds))

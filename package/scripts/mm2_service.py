@@ -1,6 +1,6 @@
 """START / STOP / STATUS of the MirrorMaker 2 driver process.
 
-Thin Ambari adapter over mm2_core.process: the decisions (is this pid our MM2, is it up, how
+Thin Ambari adapter over mm2_core.host.process: the decisions (is this pid our MM2, is it up, how
 to stop it) are pure and tested; this module declares the Execute/File resources and turns
 outcomes into log lines and Fail.
 """
@@ -12,8 +12,10 @@ from resource_management.core.exceptions import ComponentIsNotRunning, Fail
 from resource_management.core.logger import Logger
 from resource_management.core.resources.system import Execute, File
 
-from mm2_core import connect_mode, install, placement, process
-from mm2_core.text import decode_output, native, text
+from mm2_core.formats.text import decode_output, native, text
+from mm2_core.host import install, process
+from mm2_core.model import placement
+from mm2_core.connect import connect_mode
 
 TAIL_LINES = 60
 
@@ -85,7 +87,7 @@ def served_targets(params):
 
 def check_placement(params, rendering):
     """What this host can decide about --clusters and several drivers (the advisor sees more)."""
-    from mm2_core import advice
+    from mm2_core.advisor import advice
     topo = rendering.topology
     flows = [(f.source, f.target) for f in topo.enabled_flows]
     import mm2_connect

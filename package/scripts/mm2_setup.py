@@ -1,6 +1,6 @@
 """CONFIGURE for the MirrorMaker 2 driver: directories and every file the process reads.
 
-Thin Ambari adapter: the files' content comes from the pure core (mm2_core.render) and the
+Thin Ambari adapter: the files' content comes from the pure core (mm2_core.rendering.render) and the
 templates; this module only declares the resources. Secret-bearing files are written with
 File + InlineTemplate (the content never reaches the agent log) and never with PropertiesFile.
 """
@@ -14,8 +14,9 @@ from resource_management.core.logger import Logger
 from resource_management.core.resources.system import Directory, Execute, File
 from resource_management.core.source import InlineTemplate, Template
 
-from mm2_core import install, keystore
-from mm2_core.text import native, text
+from mm2_core.formats import keystore
+from mm2_core.formats.text import native, text
+from mm2_core.host import install
 
 JMX_EXPORTER_RULES = "jmx_exporter_mm2.yaml"   # package/files/, shipped with the alerts
 
@@ -28,7 +29,7 @@ def require_installation(params):
 
 def names_used_by_resources(params):
     """(property, value) of every value that ends up in an Ambari resource's name or user."""
-    from mm2_core import names
+    from mm2_core.config import names
     found = [("%s/mm2_user" % names.ENV, params.mm2_user), ("cluster-env/user_group", params.user_group),
              ("%s/mm2_conf_dir" % names.ENV, params.mm2_conf_dir), ("%s/mm2_log_dir" % names.ENV, params.mm2_log_dir),
              ("%s/mm2_pid_dir" % names.ENV, params.mm2_pid_dir)]
@@ -54,22 +55,20 @@ def check_names_for_this_agent(params):
 
 def render_files(params):
     """Rendering of the MM2 files for this host; Fail with every validation problem."""
-    from mm2_core import render, topology
+    from mm2_core.config import problems
+    from mm2_core.rendering import render
     try:
         return render.render_mm2(params.plain_configurations(), params.kafka_version, params.hostname,
                                  params.mm2_conf_dir, local_kafka=local_kafka(params))
-    except topology.ConfigError as e:
+    except problems.ConfigError as e:
         raise Fail(u"The MirrorMaker 2 configuration is invalid; nothing was written and the previous "
                    u"files are kept:\n%s" % text(e))
 
 
 def local_kafka(params):
     """This Ambari cluster's own Kafka (the default target in simple mode), if any."""
-    from mm2_core import render
-    builder = getattr(render, "local_kafka_from_configurations", None)
-    if builder is None:
-        return None
-    return builder(params.plain_configurations(), params.kafka_broker_hosts)
+    from mm2_core.config.local_kafka import local_kafka_from
+    return local_kafka_from(params.plain_configurations(), params.kafka_broker_hosts)
 
 
 def _read_manifest(path):
@@ -102,7 +101,7 @@ def private_umask():
 def render_template(params, content, config_type, name):
     """A content template rendered in memory with the params: the property's text, or the
     template this mpack ships when the command lacks it. Fail names the property."""
-    from mm2_core import schema
+    from mm2_core.config import schema
     prop = "%s/%s" % (config_type, name)
     try:
         if content is None:
@@ -161,7 +160,7 @@ def exporter_config(params, basedir):
 def planned_files(params, rendering, basedir):
     """Every file CONFIGURE writes, rendered in memory: [(path, text, mode)], and the files it
     removes. Any problem raises Fail before a single file is touched."""
-    from mm2_core import names
+    from mm2_core.config import names
     files = [(os.path.join(params.mm2_conf_dir, r.name), text(r.text), r.mode) for r in rendering.files]
     files.append((params.mm2_log4j_file,
                   render_template(params, params.mm2_log4j_content, names.LOG4J, params.mm2_log4j_property), 0o644))
@@ -214,10 +213,10 @@ def configure(params, basedir):
     rendering = render_files(params)   # validation first: a bad config writes nothing
     import mm2_connect
     if mm2_connect.enabled(params):
-        from mm2_core import topology
+        from mm2_core.config import problems as core_problems
         try:
             mm2_connect.add_files(params, rendering)
-        except topology.ConfigError as e:
+        except core_problems.ConfigError as e:
             raise Fail(u"The MirrorMaker 2 configuration cannot run in connect mode; nothing was written and the "
                        u"previous files are kept:\n%s" % text(e))
     files, removed = planned_files(params, rendering, basedir)

@@ -10,8 +10,10 @@ import os
 from resource_management.libraries.functions.default import default
 from resource_management.libraries.script.script import Script
 
-from mm2_core import install, names, process, schema
-from mm2_core.text import text, to_text
+from mm2_core.config import names, schema
+from mm2_core.formats.text import text, to_text
+from mm2_core.host import install, process
+from mm2_core.rendering import templates
 import status_params
 
 config = Script.get_config()
@@ -152,7 +154,8 @@ metrics_has_secrets = mm2_metrics_ssl_enabled or bool(metrics_auth_username)
 # KAFKA_OPTS of the MM2 JVM (mm2-env.sh): the exporter agent serving the alerts' metrics
 _kafka_opts = []
 if mm2_metrics_enabled and jmx_exporter_jar:
-    _kafka_opts.append("-javaagent:%s=%s:%s" % (jmx_exporter_jar, mm2_metrics_port, jmx_exporter_config_file))
+    _kafka_opts.append("-javaagent:%s=%s:%s" % (jmx_exporter_jar, templates.metrics_listen(config["configurations"], hostname),
+                                                jmx_exporter_config_file))
 mm2_kafka_opts = " ".join(_kafka_opts)
 
 # ---- security

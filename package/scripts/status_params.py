@@ -4,8 +4,9 @@ import os
 
 from resource_management.libraries.functions.default import default
 
-from mm2_core import names, process, schema
-from mm2_core.text import to_text
+from mm2_core.config import names, schema
+from mm2_core.formats.text import to_text
+from mm2_core.host import process
 
 
 def _env(name):

@@ -24,8 +24,8 @@ from resource_management.core.logger import Logger
 from resource_management.core.resources.system import Directory, Execute
 from resource_management.libraries.functions.default import default
 
-from mm2_core import process
-from mm2_core.text import native, text, to_text
+from mm2_core.formats.text import native, text, to_text
+from mm2_core.host import process
 from mm2_verify_job import plan
 
 JOB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mm2_verify_job", "job.py")
@@ -52,8 +52,8 @@ def find_pyspark(environ=None):
 
 def _secrets(rendering):
     """{key: value} of the rendered secrets file (FileConfigProvider mode), else {}."""
-    from mm2_core import javaprops
-    from mm2_core import render as mm2_render
+    from mm2_core.formats import javaprops
+    from mm2_core.rendering import render as mm2_render
     secrets_file = rendering.file(mm2_render.SECRETS_FILE)
     return javaprops.load_dict(secrets_file.text) if secrets_file is not None else {}
 

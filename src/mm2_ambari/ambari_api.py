@@ -5,7 +5,7 @@
   on 502/503/504. A mutating call (POST/PUT/DELETE) is retried here only when the connection could
   not be opened (the request never reached Ambari). When it may have reached Ambari (read timeout,
   reset, 502/503/504) it raises MaybeSent: the caller checks whether Ambari accepted it before
-  sending it again (ops.submit), so an install or start is never queued twice.
+  sending it again (ambari_requests.submit), so an install or start is never queued twice.
 - An unresolvable host name fails at once (no retries): retrying does not fix a typo in --url.
 - Ambari's error JSON {"status": N, "message": "..."} becomes AmbariHttpError quoting the message.
 - Dry run: mutating calls are printed (passwords masked) and not sent.

@@ -8,7 +8,7 @@ file's value. A password property that is empty or missing in Ambari is set from
 """
 import difflib
 
-from mm2_core import names
+from mm2_core.config import names
 from mm2_ambari import masking
 from mm2_ambari.deployfile import RESET
 

@@ -2,17 +2,17 @@
 
 The same checks deploy and configure make before their first change, without an Ambari server:
 the deployment section (deployfile), the configurations the file produces on top of the stack
-defaults (mm2_core.schema, what build.py writes into the stack XML), the core validator
-(mm2_core.topology.validate, the one the agent and the service advisor run) and the driver
-placement rules (mm2_core.placement, as the advisor applies them to deployment.hosts and the
+defaults (mm2_core.config.schema, what build.py writes into the stack XML), the core validator
+(mm2_core.rendering.render.validate, the one the agent and the service advisor run) and the driver
+placement rules (mm2_core.model.placement, as the advisor applies them to deployment.hosts and the
 config groups). What needs the cluster (its Kafka brokers, the stack's Kafka version, config
 groups already in Ambari) is left to deploy. Exit 0 valid, 2 invalid.
 """
 import os
 import sys
 
-from mm2_core import names, schema
-from mm2_ambari import configplan, deployfile, ops, rest_cmds
+from mm2_core.config import names, schema
+from mm2_ambari import config_apply, configplan, deployfile, inputs, render_cmd, rest_cmds
 from mm2_ambari.configplan import StackDefaults
 from mm2_ambari.errors import EXIT_BAD_INPUT, EXIT_OK, BadInput
 
@@ -28,7 +28,7 @@ def register(subparsers):
 
 
 class _OfflineContext(object):
-    """What ops.validate / ops.check_placement need of a Context: somewhere to write warnings."""
+    """What config_apply.validate / config_apply.check_placement need of a Context: somewhere to write warnings."""
 
     def __init__(self, err):
         self.err = err
@@ -38,9 +38,9 @@ class _OfflineContext(object):
 
 
 def catalog_defaults():
-    """The stack defaults as build.py generates them from mm2_core.schema."""
+    """The stack defaults as build.py generates them from mm2_core.config.schema."""
     props, passwords = {}, {}
-    templates = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(schema.__file__))), "..", "templates")
+    templates = render_cmd.TEMPLATES_DIR
     for ctype in schema.CONFIG_TYPES:
         for prop in ctype.properties:
             value = prop.default
@@ -60,13 +60,22 @@ def validate_file(path, kafka_version=None, err=None):
     df = deployfile.load(path)
     changes = configplan.plan(catalog_defaults(), {}, df.desired_overrides())
     env = next(ch for ch in changes if ch.type == names.ENV).properties
-    version = kafka_version or df.kafka_version or (env.get("kafka_version_override") or "").strip()
+    override = (env.get("kafka_version_override") or "").strip()
+    version = kafka_version or df.kafka_version or override
     if not version:
         raise BadInput("%s: which Kafka version runs MirrorMaker 2? Offline there is no stack to ask: set "
                        "deployment.kafka_version or pass --kafka-version" % df.where("deployment"))
-    ops.kafka_version_given(version)
-    configurations = ops.validate(ctx, df, changes, str(version))
-    ops.check_placement(ctx, df, configurations, str(version), None, set(df.hosts), [])
+    if kafka_version or df.kafka_version:  # checked and blamed on where it came from, once
+        source = "--kafka-version" if kafka_version else "%s: deployment.kafka_version" % df.where(
+            "deployment", "kafka_version")
+        version, warning = inputs.kafka_version(version, source)
+        if warning:
+            ctx.log("warning: %s: %s" % (source, warning))
+        configurations = config_apply.validate(ctx, df, changes, str(version),
+                                      skip=lambda p, v=version: inputs.is_version_problem(p, v))
+    else:
+        configurations = config_apply.validate(ctx, df, changes, str(version))
+    config_apply.check_placement(ctx, df, configurations, str(version), None, set(df.hosts), [])
     return df, str(version)
 
 

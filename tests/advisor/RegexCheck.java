@@ -1,5 +1,5 @@
 // Prints OK or ERR <description> for each line of stdin compiled with java.util.regex.Pattern.
-// Used by test_javaregex.py to check mm2_core.javaregex against the JDK itself.
+// Used by test_javaregex.py to check mm2_core.formats.javaregex against the JDK itself.
 import java.io.*;
 import java.util.regex.*;
 import java.nio.charset.StandardCharsets;

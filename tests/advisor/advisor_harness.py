@@ -1,7 +1,7 @@
 """Helpers to drive the advisor the way Ambari does, and to read its answers."""
 import re
 
-from mm2_core import names
+from mm2_core.config import names
 from source_loader import load_source  # noqa: F401 (re-exported for the tests)
 
 

@@ -4,11 +4,11 @@ These are the files Ambari's StackAdvisorCommand writes for scripts/stack_adviso
 "services" (StackServices with advisor_path/advisor_name, components with StackServiceComponents
 and hostnames), "configurations" ({type: {"properties": {...}}}), "changed-configurations",
 "config-groups", "user-context"; hosts.json is the /api/v1/hosts?fields=Hosts/* answer.
-Our own config types start from the schema defaults (mm2_core.schema, the one source of truth).
+Our own config types start from the schema defaults (mm2_core.config.schema, the one source of truth).
 """
 import copy
 
-from mm2_core import names, schema
+from mm2_core.config import names, schema
 
 STACKS = {
     # stack -> (stack version, stack KAFKA service version as its metainfo.xml states it)

@@ -1,7 +1,8 @@
-"""The pure rules behind the advisor's recommendations (mm2_core.advice)."""
+"""The pure rules behind the advisor's recommendations (mm2_core.advisor.advice)."""
 import pytest
 
-from mm2_core import advice, names
+from mm2_core.advisor import advice
+from mm2_core.config import local_kafka, names
 
 C, R = names.CLUSTERS, names.REPLICATION
 HOSTS = ["k2.example.com", "k1.example.com", "k3.example.com"]
@@ -18,29 +19,29 @@ HOSTS = ["k2.example.com", "k1.example.com", "k3.example.com"]
     ("", []),
 ])
 def test_parse_listeners(value, expected):
-    got = [(l.name, l.protocol, l.host, l.port) for l in advice.parse_listeners(value)]
+    got = [(l.name, l.protocol, l.host, l.port) for l in local_kafka.parse_listeners(value)]
     assert got == expected
 
 
 def test_listener_names_map_to_protocols():
-    listeners = advice.parse_listeners("INTERNAL://:9094,EXTERNAL://:9095",
-                                       advice.parse_protocol_map("INTERNAL:SASL_PLAINTEXT, EXTERNAL:SSL"))
+    listeners = local_kafka.parse_listeners("INTERNAL://:9094,EXTERNAL://:9095",
+                                       local_kafka.parse_protocol_map("INTERNAL:SASL_PLAINTEXT, EXTERNAL:SSL"))
     assert [(l.name, l.protocol) for l in listeners] == [("INTERNAL", "SASL_PLAINTEXT"), ("EXTERNAL", "SSL")]
 
 
 def test_describe_local_kafka_plain():
-    local = advice.describe_local_kafka(HOSTS, {"listeners": "PLAINTEXT://localhost:6667"})
+    local = local_kafka.describe_local_kafka(HOSTS, {"listeners": "PLAINTEXT://localhost:6667"})
     assert local["bootstrap.servers"] == "k1.example.com:6667,k2.example.com:6667,k3.example.com:6667"
     assert local["security.protocol"] == "PLAINTEXT" and local["sasl.mechanism"] is None
     assert local["broker_count"] == 3
 
 
 def test_no_brokers_means_no_local_kafka():
-    assert advice.describe_local_kafka([], {"listeners": "PLAINTEXT://localhost:6667"}) is None
+    assert local_kafka.describe_local_kafka([], {"listeners": "PLAINTEXT://localhost:6667"}) is None
 
 
 def test_inter_broker_listener_name_wins():
-    local = advice.describe_local_kafka(HOSTS, {
+    local = local_kafka.describe_local_kafka(HOSTS, {
         "listeners": "EXTERNAL://:9095,INTERNAL://:9094",
         "listener.security.protocol.map": "INTERNAL:SASL_SSL,EXTERNAL:SSL",
         "inter.broker.listener.name": "INTERNAL"})
@@ -48,32 +49,32 @@ def test_inter_broker_listener_name_wins():
 
 
 def test_scram_mechanism_from_broker_settings_without_kerberos():
-    local = advice.describe_local_kafka(HOSTS, {"listeners": "SASL_SSL://:9093",
+    local = local_kafka.describe_local_kafka(HOSTS, {"listeners": "SASL_SSL://:9093",
                                                 "sasl.enabled.mechanisms": "SCRAM-SHA-512"})
     assert (local["security.protocol"], local["sasl.mechanism"]) == ("SASL_SSL", "SCRAM-SHA-512")
     assert local["sasl.kerberos.service.name"] is None
 
 
 def test_kerberos_upgrades_ssl_listener_to_sasl_ssl_and_names_the_service_after_kafka_user():
-    local = advice.describe_local_kafka(HOSTS, {"listeners": "SSL://localhost:6669"}, {"kafka_user": "kfk"},
+    local = local_kafka.describe_local_kafka(HOSTS, {"listeners": "SSL://localhost:6669"}, {"kafka_user": "kfk"},
                                         security_enabled=True)
     assert (local["security.protocol"], local["sasl.mechanism"]) == ("SASL_SSL", "GSSAPI")
     assert local["sasl.kerberos.service.name"] == "kfk"
 
 
 def test_old_port_property_without_listeners():
-    local = advice.describe_local_kafka(HOSTS, {"port": "6667"})
+    local = local_kafka.describe_local_kafka(HOSTS, {"port": "6667"})
     assert local["bootstrap.servers"].startswith("k1.example.com:6667") and local["security.protocol"] == "PLAINTEXT"
 
 
 def test_no_usable_listener_gives_no_bootstrap():
-    local = advice.describe_local_kafka(HOSTS, {"listeners": "INTERNAL://:9094"})
+    local = local_kafka.describe_local_kafka(HOSTS, {"listeners": "INTERNAL://:9094"})
     assert local["bootstrap.servers"] == "" and advice.recommend({}, local, "c1").get(C, {}).get(
         "target.bootstrap.servers") is None
 
 
 def test_raw_listener_port_is_local_but_never_the_default():
-    local = advice.describe_local_kafka(HOSTS, {"listeners": "PLAINTEXT://localhost:6667",
+    local = local_kafka.describe_local_kafka(HOSTS, {"listeners": "PLAINTEXT://localhost:6667",
                                                 "raw.listeners": "SSL://localhost:6670"})
     assert local["bootstrap.servers"].endswith(":6667")
     endpoint = advice.local_endpoint_for("k1.example.com:6670", local)
@@ -84,7 +85,7 @@ def test_raw_listener_port_is_local_but_never_the_default():
 @pytest.mark.parametrize("bootstrap", ["remote.example.org:9092", "k1.example.com:6667,remote:9092",
                                        "k1.example.com:6667,k2.example.com:6668", "k1.example.com"])
 def test_bootstrap_not_purely_local_is_the_operators(bootstrap):
-    local = advice.describe_local_kafka(HOSTS, {"listeners": "PLAINTEXT://localhost:6667"})
+    local = local_kafka.describe_local_kafka(HOSTS, {"listeners": "PLAINTEXT://localhost:6667"})
     assert advice.local_endpoint_for(bootstrap, local) is None
 
 
@@ -100,7 +101,7 @@ def test_recommended_replication_factor(count, rf):
 
 
 def test_source_that_is_the_local_kafka_gets_the_cluster_name_as_alias():
-    local = advice.describe_local_kafka(HOSTS, {"listeners": "PLAINTEXT://localhost:6667"})
+    local = local_kafka.describe_local_kafka(HOSTS, {"listeners": "PLAINTEXT://localhost:6667"})
     current = {C: {"source.bootstrap.servers": "k1.example.com:6667", "target.bootstrap.servers": "dr:9092",
                    "source.alias": "", "target.alias": "dr"}}
     out = advice.recommend(current, local, "prod")
@@ -110,13 +111,13 @@ def test_source_that_is_the_local_kafka_gets_the_cluster_name_as_alias():
 
 @pytest.mark.parametrize("source_alias", ["prod", "PROD"])
 def test_no_alias_when_it_would_collide_with_the_other_side(source_alias):
-    local = advice.describe_local_kafka(HOSTS, {"listeners": "PLAINTEXT://localhost:6667"})
+    local = local_kafka.describe_local_kafka(HOSTS, {"listeners": "PLAINTEXT://localhost:6667"})
     out = advice.recommend({C: {"source.alias": source_alias, "target.alias": ""}}, local, "prod")
     assert "target.alias" not in out[C]
 
 
 def test_ranger_recommendation_does_not_need_a_local_target():
-    local = advice.describe_local_kafka(HOSTS, {"listeners": "PLAINTEXT://localhost:6667"}, ranger_kafka_enabled=True)
+    local = local_kafka.describe_local_kafka(HOSTS, {"listeners": "PLAINTEXT://localhost:6667"}, ranger_kafka_enabled=True)
     out = advice.recommend({C: {"target.bootstrap.servers": "dr:9092"}}, local, "c1")
     assert out == {R: {"sync.topic.acls.enabled": "false"}}
 

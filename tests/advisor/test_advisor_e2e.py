@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from mm2_core import names
+from mm2_core.config import names
 
 import advisor_inputs as inputs
 from advisor_harness import find

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from mm2_core import names
+from mm2_core.config import names
 
 import advisor_inputs as inputs
 from advisor_harness import first_matching_attribute, load_source

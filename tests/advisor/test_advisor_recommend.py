@@ -1,7 +1,7 @@
 """Recommendations, driven through the stack advisor with Ambari's advisor input."""
 import pytest
 
-from mm2_core import names
+from mm2_core.config import names
 
 import advisor_inputs as inputs
 from advisor_harness import recommended

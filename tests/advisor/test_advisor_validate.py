@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from mm2_core import names
+from mm2_core.config import names
 
 import advisor_inputs as inputs
 from advisor_harness import find, layout_items, validation_items
@@ -133,7 +133,7 @@ def _break_the_core(monkeypatch, advisor_class):
 
     def boom(*args, **kwargs):
         raise RuntimeError("simulated bug")
-    monkeypatch.setattr(module.advice, "describe_local_kafka", boom)
+    monkeypatch.setattr(module.local_kafka, "describe_local_kafka", boom)
     monkeypatch.setattr(module.advice, "kafka_version_for_validation", boom)
 
 

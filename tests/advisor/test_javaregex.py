@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Java regex syntax checking (mm2_core.javaregex), proven against the JDK where one is installed."""
+"""Java regex syntax checking (mm2_core.formats.javaregex), proven against the JDK where one is installed."""
 import os
 import random
 import shutil
@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-from mm2_core import schema
-from mm2_core.javaregex import java_regex_error, pattern_list_error
+from mm2_core.config import schema
+from mm2_core.formats.javaregex import java_regex_error, pattern_list_error
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

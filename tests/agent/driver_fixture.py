@@ -5,7 +5,8 @@ import socket
 
 import harness
 
-from mm2_core import names, process
+from mm2_core.config import names
+from mm2_core.host import process
 
 import fakekafka
 

@@ -3,7 +3,7 @@ Ambari: for the process-level tests and the soak test."""
 import os
 import subprocess
 
-from mm2_core import process
+from mm2_core.host import process
 
 PROPS = """clusters = A, B
 A.bootstrap.servers = a1:9092

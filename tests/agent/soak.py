@@ -1,5 +1,5 @@
 """Soak of the MM2 process rules: many start/stop/kill cycles against real (fake-MM2)
-processes, driven through the same decisions START and STOP make (mm2_core.process.plan_start,
+processes, driven through the same decisions START and STOP make (mm2_core.host.process.plan_start,
 pids_to_stop, wait_started, stop_process), with the disturbances an agent meets: kill -9, a
 /var/run wiped by a reboot, a pid file pointing at another program, a lost pid file, a
 double start, an MM2 ignoring SIGTERM. Used by test_soak.py (bounded) and
@@ -10,7 +10,7 @@ import signal
 import subprocess
 import time
 
-from mm2_core import process
+from mm2_core.host import process
 
 import fakekafka
 from agent_support import alive, reap

@@ -8,7 +8,7 @@ import os
 import sys
 import time
 
-from mm2_core import process
+from mm2_core.host import process
 
 from agent_support import alive, wait_dead
 

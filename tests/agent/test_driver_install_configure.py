@@ -9,7 +9,7 @@ import tarfile
 import harness
 import pytest
 
-from mm2_core import names
+from mm2_core.config import names
 
 import fakekafka
 from driver_fixture import Driver

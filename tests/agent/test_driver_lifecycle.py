@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from mm2_core import names, process
+from mm2_core.config import names
+from mm2_core.host import process
 
 import fakekafka
 from agent_support import alive, failed, ok, reap, wait_dead

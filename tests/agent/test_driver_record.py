@@ -15,7 +15,8 @@ except ImportError:  # Python 2
     if not hasattr(mock, "patch"):  # Ambari's bundled mock (MM2_AMBARI_SRC) is a package holding mock.py
         from mock import mock
 
-from mm2_core import names, process
+from mm2_core.config import names
+from mm2_core.host import process
 
 import fakekafka
 from driver_fixture import DRIVER_SCRIPT, Driver
@@ -106,7 +107,7 @@ def _prepare_start(driver):
 
 
 def _started():
-    return mock.patch("mm2_core.process.wait_started",
+    return mock.patch("mm2_core.host.process.wait_started",
                       return_value=process.Outcome(True, "started", 4242, "MM2 started as pid 4242: test"))
 
 
@@ -233,6 +234,6 @@ def test_decrypted_bytes_are_rendered_as_text(site):
     (props_file,) = [r for r in run.find("File") if r.name.endswith(".connect-mirror-maker.properties.new")]
     exporter, props = content(run, yaml_file), content(run, props_file)
     assert 'password: "%s"' % password in exporter and "b'" not in exporter
-    from mm2_core import javaprops
+    from mm2_core.formats import javaprops
     jaas = javaprops.load_dict(props)["A.sasl.jaas.config"]
     assert 'password="%s"' % password in jaas and "b'" not in jaas

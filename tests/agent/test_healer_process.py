@@ -20,9 +20,9 @@ except ImportError:   # Python 2.7
     from urllib import unquote
 
 
-from mm2_core import flow_control
+from mm2_core.connect import flow_control
 
-HEALER = os.path.join(os.path.dirname(os.path.dirname(flow_control.__file__)), "mm2_healer.py")
+HEALER = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(flow_control.__file__))), "mm2_healer.py")
 
 
 class FakeConnect(object):

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from mm2_core import install
+from mm2_core.host import install
 
 import fakekafka
 

@@ -4,7 +4,7 @@ import subprocess
 
 import pytest
 
-from mm2_core import kafka_tools as kt
+from mm2_core.host import kafka_tools as kt
 
 import fakekafka
 

@@ -11,7 +11,8 @@ import sys
 
 import pytest
 
-from mm2_core import names, process
+from mm2_core.config import names
+from mm2_core.host import process
 
 import fakekafka
 from agent_support import alive, failed, ok, wait_dead
@@ -74,7 +75,7 @@ CONFIGURE_CASES = [
 
 def _secret_values(files_text):
     """Every rendered form of the password: as typed (UTF-8) or Java-escaped (\\uXXXX)."""
-    from mm2_core import javaprops
+    from mm2_core.formats import javaprops
     return [v for v in (PASSWORD, javaprops.dumps([("k", PASSWORD)], None).split("k=", 1)[-1].strip())
             if v in files_text]
 
@@ -215,7 +216,7 @@ def test_replication_status_and_export_with_non_ascii_groups(site, clusters, gua
 def test_verify_topics_setting_keeps_non_ascii_text():
     """VERIFY_REPLICATION reads kafka-mm2-replication/verify.topics as any text (a topic pattern
     the operator typed, echoed back in its errors)."""
-    from mm2_core import schema
+    from mm2_core.config import schema
     from mm2_verify_job import plan
     configurations = dict((ct.name, dict((p.name, p.default) for p in ct.properties)) for ct in schema.CONFIG_TYPES)
     configurations[names.REPLICATION]["verify.topics"] = u"bestellungen-ü.*, orders"

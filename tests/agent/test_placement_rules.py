@@ -1,5 +1,5 @@
 """Driver placement rules: herders per host, the heartbeat pitfall, KAFKA-9981."""
-from mm2_core import placement
+from mm2_core.model import placement
 
 
 def messages(findings, level=None):

@@ -1,4 +1,4 @@
-"""The process rules of mm2_core.process, on fake /proc trees and on real processes."""
+"""The process rules of mm2_core.host.process, on fake /proc trees and on real processes."""
 import os
 import signal
 import socket
@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from mm2_core import names, process
+from mm2_core.config import names
+from mm2_core.host import process
 
 from agent_support import alive, reap
 from mm2_fixture import Instance

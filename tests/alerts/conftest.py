@@ -11,7 +11,7 @@ if HERE not in sys.path:
 
 from exporter_sim import Exporter, exporter_tail  # noqa: E402
 from metrics_server import MetricsServer  # noqa: E402
-from mm2_core import alert_fetch, alert_runner  # noqa: E402
+from mm2_core.alerts import alert_fetch, alert_runner  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(HERE))
 ALERTS_DIR = os.path.join(REPO, "package", "alerts")

@@ -16,7 +16,8 @@ import sys
 import pytest
 
 from conftest import REPO, render
-from mm2_core import alert_runner, names
+from mm2_core.alerts import alert_runner
+from mm2_core.config import names
 from mm2_sim import Flow, MM2Process, partitions
 
 ALERTS_JSON = os.path.join(REPO, "common-services", names.SERVICE, names.SERVICE_VERSION, "alerts.json")

@@ -5,7 +5,7 @@ import pytest
 import yaml
 
 from exporter_sim import Exporter, RULES_FILE, jmx_sanitize
-from mm2_core import alert_runner, metrics as m
+from mm2_core.alerts import alert_runner, metrics as m
 from mm2_sim import Checkpoint, Flow, MM2Process, partitions
 
 VERSIONS = [("2.4.1", False), ("3.4.1", False), ("3.7.1", False), ("3.7.1", True), ("3.9.0", False), ("4.0.0", False)]
@@ -164,7 +164,7 @@ def test_grafana_dashboard_queries_only_series_the_rules_produce():
 def test_connect_mode_worker_becomes_one_herder_per_flow():
     """Connect mode: the worker's app-info (id 127.0.0.1:<port>) is exported; the alerts add one herder per flow
     the worker's REST API lists, so the replication alerts read connect mode like dedicated MM2."""
-    from mm2_core import alert_connect
+    from mm2_core.alerts import alert_connect
     series = _series(_process("3.9.0"))
     assert series[m.CONNECT_WORKER_UP] == [({"port": "8093", "version": "3.9.0"}, 1.0)]
     text = "".join('%s{port="8093",version="3.9.0"} 1.0\n' % m.CONNECT_WORKER_UP for _ in [0])

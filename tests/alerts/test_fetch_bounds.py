@@ -11,7 +11,7 @@ import pytest
 
 from bad_peers import BadPeer, drip, endless, fixed, head, stall
 from conftest import render, token_map
-from mm2_core import alert_fetch, alert_runner
+from mm2_core.alerts import alert_fetch, alert_runner
 from mm2_sim import Flow, MM2Process, partitions
 
 _now = getattr(time, "monotonic", time.time)

@@ -4,7 +4,7 @@ import math
 import pytest
 
 from conftest import render
-from mm2_core import metrics as m
+from mm2_core.alerts import metrics as m
 from mm2_sim import Checkpoint, Flow, MM2Process, partitions
 
 TEXT = '''# HELP a_metric help with \\\\ and \\n

@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from mm2_core import metrics as m
+from mm2_core.alerts import metrics as m
 
 hypothesis = pytest.importorskip("hypothesis")
 parser = pytest.importorskip("prometheus_client.parser")

@@ -1,6 +1,6 @@
 """The six MM2 alerts against a real MirrorMaker 2 (Kafka 3.9.0) served by each real JMX exporter agent.
 
-Per exporter version in ../shared/jmx-exporter (1.0.1: the 1.x text layout, 0.20.0: the 0.x one), MM2 runs
+Per official exporter agent version from Maven Central (realkafka.artifacts; 1.0.1: the 1.x text layout, 0.20.0: the 0.x one), MM2 runs
 between two real one-node clusters with the exporter config the driver writes (the shipped rules plus the
 httpServer block of mm2_setup.exporter_http_block: TLS with the certificate alias derived from the keystore,
 and Basic auth). The alerts then read the real HTTPS endpoint. The same output is compared with the
@@ -12,6 +12,7 @@ import sys
 
 import pytest
 
+from realkafka import artifacts
 from realkafka import cluster as rk
 
 ALERTS_TESTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "alerts")
@@ -20,9 +21,9 @@ if ALERTS_TESTS not in sys.path:
 
 from exporter_sim import Exporter, exporter_tail  # noqa: E402
 from mm2_sim import Flow, MM2Process, partitions  # noqa: E402
-from mm2_core import alert_config, alert_eval as ev, alert_fetch, alert_runner, metrics as m  # noqa: E402
+from mm2_core.alerts import alert_config, alert_fetch, alert_runner, evaluation, metrics as m  # noqa: E402
+from mm2_core.alerts import partitions as partition_reading  # noqa: E402
 
-EXPORTER_DIR = rk.shared_dir("jmx-exporter")
 VERSIONS = ("1.0.1", "0.20.0")
 RULES = os.path.join(rk.REPO_ROOT, "package", "files", "jmx_exporter_mm2.yaml")
 USER, PASSWORD = "prometheus", "Scrape-pw-2"
@@ -32,8 +33,10 @@ KEYSTORE_PASSWORD = "Ks-pw-1"
 def _skip_reason():
     if rk.skip_reason():
         return rk.skip_reason()
-    if not EXPORTER_DIR:
-        return "no ../shared/jmx-exporter (the real JMX exporter agents)"
+    for version in VERSIONS:
+        reason = artifacts.skip_reason_jmx(version)
+        if reason:
+            return "no JMX exporter agent %s from Maven Central: %s" % (version, reason)
     if subprocess.call(["which", "openssl"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) != 0:
         return "openssl command not available to make the metrics keystore"
     return None
@@ -114,7 +117,7 @@ def test_alerts_on_real_mm2_with_tls_and_basic_auth(kafka, tmp_path, version):
     import mm2_setup   # the driver's exporter block (Ambari double on sys.path via tests/conftest.py)
     work, clusters = kafka
     a, b = clusters["a"], clusters["b"]
-    jar = os.path.join(EXPORTER_DIR, "jmx_prometheus_javaagent-%s.jar" % version)
+    jar = artifacts.jmx_exporter_jar(version)
     if not os.path.isfile(jar):
         pytest.skip("no %s" % jar)
     ca, keystore = _tls(str(tmp_path))
@@ -162,9 +165,9 @@ def test_alerts_on_real_mm2_with_tls_and_basic_auth(kafka, tmp_path, version):
         # the dotted topic: Kafka writes sales_eu in the consumer metrics; the joins still find it
         snap = m.Snapshot(text, alert_runner.ALL_FAMILIES)
         flows, _ = alert_config.expected_flows(alert_config.configurations(tokens), "3.9.0")
-        resolver = ev.resolver_for(snap, flows)
-        lags = ev.lag_by_partition(snap, resolver)
-        assert lags.mode == ev.FLOW_QUALIFIED
+        resolver = evaluation.resolver_for(snap, flows)
+        lags = partition_reading.lag_by_partition(snap, resolver)
+        assert lags.mode == partition_reading.FLOW_QUALIFIED
         assert ("a->b", "sales.eu", "0") in lags.by_key and ("a->b", "sales.eu", "1") in lags.by_key
         assert not any("sales_eu" in key[1] for key in lags.by_key)
 
@@ -184,6 +187,6 @@ def test_alerts_on_real_mm2_with_tls_and_basic_auth(kafka, tmp_path, version):
         assert (m.END_OF_SCRAPE + " ") in text and (m.END_OF_SCRAPE + " ") in sim
         assert alert_fetch.metrics.incomplete_scrape(text) is None
         # the unit tests parse the emulator's layout; the real one parses to the same series shape
-        real_herders = sorted(ev.herders(snap))
+        real_herders = sorted(evaluation.herders(snap))
         assert real_herders == [("a", "b"), ("b", "a")]
     assert not mm2.running()

@@ -68,7 +68,7 @@ def test_layout_is_the_installed_service(session_repo, built_mpack, build_module
     files = set(m.name[len(top) + 1:] for m in tar_members(built_mpack) if m.isfile())
     service = "common-services/%s/%s" % (names.SERVICE, names.SERVICE_VERSION)
     for rel in ("metainfo.xml", "kerberos.json", "role_command_order.json", "themes/theme.json",
-                "package/scripts/mm2_core/names.py", "package/scripts/mm2_core/schema.py"):
+                "package/scripts/mm2_core/config/names.py", "package/scripts/mm2_core/config/schema.py"):
         assert "%s/%s" % (service, rel) in files
     for config_type in names.OWN_CONFIG_TYPES:
         assert "%s/configuration/%s.xml" % (service, config_type) in files
@@ -81,7 +81,7 @@ def test_layout_is_the_installed_service(session_repo, built_mpack, build_module
 
 def test_caches_tests_and_editor_files_stay_out(repo_copy, tmpdir, build_module):
     junk = ["package/scripts/__pycache__/mm2_driver.cpython-311.pyc", "package/scripts/old.pyc",
-            "package/scripts/mm2_core/names.py~", "package/scripts/.names.py.swp", "package/.DS_Store",
+            "package/scripts/mm2_core/config/names.py~", "package/scripts/.names.py.swp", "package/.DS_Store",
             "package/tests/test_x.py", "common-services/KAFKA_MIRRORMAKER2/1.0.0/themes/#theme.json#",
             "stacks/HDP/KAFKA_MIRRORMAKER2/1.0.0/.hash", "package/templates/x.orig"]
     for rel in junk:

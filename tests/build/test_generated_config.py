@@ -1,4 +1,4 @@
-"""configuration/<type>.xml is generated from mm2_core.schema: the one source of truth."""
+"""configuration/<type>.xml is generated from mm2_core.config.schema: the one source of truth."""
 import os
 import tarfile
 import xml.etree.ElementTree as ET
@@ -131,7 +131,7 @@ def test_missing_template_is_a_clear_error(repo_copy, build_module):
     assert "package/templates/%s, which does not exist" % content in text
     for problem in problems:
         if content in problem.message:
-            assert problem.path == "package/scripts/mm2_core/schema.py"
+            assert problem.path == "package/scripts/mm2_core/config/schema.py"
             assert "/" in problem.message.split(":")[0]  # names config-type/property
     with pytest.raises(build_module.BuildError):
         build_module.assemble(os.path.join(repo_copy, "..", "staging"), repo=repo_copy)

@@ -65,7 +65,7 @@ def test_install_links_the_service_into_present_stacks_only(partial_server, buil
                                   "metainfo.xml")).getroot()
     parent = addon.findtext("services/service/extends")
     assert os.path.isfile(os.path.join(server.resources, parent, "metainfo.xml"))
-    assert os.path.isfile(os.path.join(server.resources, parent, "package", "scripts", "mm2_core", "names.py"))
+    assert os.path.isfile(os.path.join(server.resources, parent, "package", "scripts", "mm2_core", "config", "names.py"))
 
 
 def test_stack_version_without_services_dir_gets_one(tmpdir, built_mpack):

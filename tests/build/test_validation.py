@@ -201,7 +201,7 @@ def test_generated_xml_is_checked_too(repo_copy, build_module, monkeypatch):
     problems = _problems(build_module, repo_copy)
     core = build_module.Core(repo_copy)
     first = core.schema.CONFIG_TYPES[0]
-    expected = "package/scripts/mm2_core/schema.py:%d: %s/%s: generated" % (
+    expected = "package/scripts/mm2_core/config/schema.py:%d: %s/%s: generated" % (
         core.schema_line(first.name, first.properties[0].name), first.name, first.properties[0].name)
     assert any(p.startswith(expected) and "on-ambari-upgrade" in p for p in problems), "\n".join(problems)
 
@@ -215,14 +215,14 @@ def test_hand_written_configuration_in_the_common_service_is_refused(repo_copy, 
 
 
 def test_schema_default_outside_its_range(repo_copy, build_module):
-    rel = "package/scripts/mm2_core/schema.py"
+    rel = "package/scripts/mm2_core/config/schema.py"
     replace_in(_path(repo_copy, rel), 'Property("tasks.max", "4"', 'Property("tasks.max", "0"')
     _expect(build_module, repo_copy, rel, _line_of(repo_copy, rel, 'Property("tasks.max"'),
             "kafka-mm2-replication/tasks.max", "default 0 is outside [1, 1000]")
 
 
 def test_schema_that_does_not_import(repo_copy, build_module):
-    rel = "package/scripts/mm2_core/schema.py"
+    rel = "package/scripts/mm2_core/config/schema.py"
     replace_in(_path(repo_copy, rel), "CONFIG_TYPES = (", "CONFIG_TYPES = (NO_SUCH_TYPE, ")
     problems = _problems(build_module, repo_copy)
     assert problems == ["%s:%d: importing mm2_core failed: NameError: name 'NO_SUCH_TYPE' is not defined"
@@ -320,7 +320,7 @@ def _record(build_module, repo):
 
 def test_released_property_that_disappears(repo_copy, build_module):
     _record(build_module, repo_copy)
-    replace_in(_path(repo_copy, "package/scripts/mm2_core/schema.py"), 'Property("tasks.max",',
+    replace_in(_path(repo_copy, "package/scripts/mm2_core/config/schema.py"), 'Property("tasks.max",',
                'Property("tasks.maximum",')
     problems = _problems(build_module, repo_copy)
     assert any(p.startswith("tests/build/released-names.json:") and
@@ -331,7 +331,7 @@ def test_released_property_that_disappears(repo_copy, build_module):
 def test_released_names_allow_additions(repo_copy, build_module):
     _record(build_module, repo_copy)
     mpack_helpers.set_version(repo_copy, "1.1.0.0")
-    replace_in(_path(repo_copy, "package/scripts/mm2_core/schema.py"),
+    replace_in(_path(repo_copy, "package/scripts/mm2_core/config/schema.py"),
                'Property("tasks.max",', 'Property("tasks.extra", "1", "Extra", "An added property.", '
                'value_type="int", overridable=False),\n    Property("tasks.max",')
     assert _problems(build_module, repo_copy) == []
@@ -359,7 +359,7 @@ def test_live_properties_offer_refresh_configs_and_the_rest_a_restart(build_modu
     """Ambari's <supported-refresh-commands> (ConfigHelper.calculateRefreshCommand): a change of flow properties
     only is offered as RECONFIGURE reload_configs; env/driver/log4j/custom changes stay Restart Required."""
     import xml.etree.ElementTree as ET
-    from mm2_core import names, schema
+    from mm2_core.config import names, schema
     repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     for ctype in schema.CONFIG_TYPES:
         root = ET.fromstring(build_module.generate_configuration_xml(repo, ctype).encode("utf-8"))

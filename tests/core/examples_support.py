@@ -3,7 +3,8 @@ import io
 import json
 import os
 
-from mm2_core import render, topology
+from mm2_core.config import local_kafka, problems
+from mm2_core.rendering import render
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLES_DIR = os.path.join(REPO, "examples")
@@ -29,7 +30,7 @@ def load_example(name):
 
 def local_kafka_for(configurations, options):
     hosts = options.get("kafka_broker_hosts")
-    return topology.local_kafka_from(configurations, hosts) if hosts else None
+    return local_kafka.local_kafka_from(configurations, hosts) if hosts else None
 
 
 def render_example(name, version):
@@ -38,5 +39,5 @@ def render_example(name, version):
     try:
         return render.render_mm2(configurations, version, options.get("host", "mm2-host.example.com"),
                                  CONF_DIR, local_kafka=local_kafka_for(configurations, options)), None
-    except topology.ConfigError as exc:
+    except problems.ConfigError as exc:
         return None, exc

@@ -7,7 +7,8 @@ import os
 
 import pytest
 
-from mm2_core import render, topology
+from mm2_core.config.problems import ConfigError
+from mm2_core.rendering import render
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "bad_inputs.json")
 with io.open(DATA, encoding="utf-8") as _fh:
@@ -35,20 +36,20 @@ def test_the_corpus_is_big_enough():
 
 
 def test_the_base_configuration_is_valid():
-    problems = topology.validate(CORPUS["base"], DEFAULT_VERSION)
+    problems = render.validate(CORPUS["base"], DEFAULT_VERSION)
     assert [p for p in problems if p.level == "ERROR"] == []
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_validate_names_the_property_and_the_fix(case):
-    problems = topology.validate(_configs(case), case.get("version", DEFAULT_VERSION), case.get("local_kafka"))
+    problems = render.validate(_configs(case), case.get("version", DEFAULT_VERSION), case.get("local_kafka"))
     found = _matching(problems, case)
     assert found, "expected %s, got:\n%s" % (case["expect"], "\n".join(str(p) for p in problems))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_render_refuses_with_the_same_message(case):
-    with pytest.raises(topology.ConfigError) as info:
+    with pytest.raises(ConfigError) as info:
         render.render_mm2(_configs(case), case.get("version", DEFAULT_VERSION), "mm2-1.example.com",
                           "/etc/kafka-mm2/conf", local_kafka=case.get("local_kafka"))
     assert _matching(info.value.errors, case)
@@ -74,9 +75,9 @@ SIMPLE_ONLY = set(["kafka-mm2-replication/direction"] +
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_every_problem_names_a_property_of_the_chosen_mode(case):
     """An operator can only fix a property that exists, and that the mode in use reads."""
-    from mm2_core import schema
+    from mm2_core.config import schema
     configs = _configs(case)
-    for problem in topology.validate(configs, case.get("version", DEFAULT_VERSION), case.get("local_kafka")):
+    for problem in render.validate(configs, case.get("version", DEFAULT_VERSION), case.get("local_kafka")):
         if problem.config_type == "kafka-mm2-custom":
             assert problem.name in configs.get("kafka-mm2-custom", {}), problem
             continue

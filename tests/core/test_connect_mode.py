@@ -7,7 +7,11 @@ import tempfile
 import pytest
 
 from examples_support import render_example
-from mm2_core import alert_connect, alert_eval, connect_mode, flow_control, problems, versions
+from mm2_core.alerts import alert_connect
+from mm2_core.alerts import evaluation as alert_eval
+from mm2_core.config import problems
+from mm2_core.connect import connect_mode, flow_control
+from mm2_core.kafka import versions
 
 SECRETS = "/etc/kafka-mm2/conf/" + connect_mode.SECRETS_FILE
 

@@ -11,7 +11,10 @@ import shutil
 
 import pytest
 
-from mm2_core import javaprops, render, topology, versions
+from mm2_core.formats import javaprops
+from mm2_core.kafka import versions
+from mm2_core.model import keycheck
+from mm2_core.rendering import render
 
 from examples_support import GOLDEN_DIR, example_names, render_example
 
@@ -83,7 +86,7 @@ def test_every_rendered_key_exists_in_that_version(name, line, version):
     keys = [k for k, _ in javaprops.loads(main.text)]
     assert len(keys) == len(set(keys)), "a key is written twice"
     for key in keys:
-        assert topology.versions_check_key(version, key, aliases) is None, key
+        assert keycheck.versions_check_key(version, key, aliases) is None, key
         assert not key.endswith(GUIDE_MISTAKES), key
         assert key not in TOP_LEVEL_MISTAKES, key
     for key in keys:

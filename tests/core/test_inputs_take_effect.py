@@ -10,7 +10,9 @@ import tempfile
 
 import pytest
 
-from mm2_core import javaprops, render, templates, topology, versions, yamlish
+from mm2_core.formats import javaprops, yamlish
+from mm2_core.kafka import versions
+from mm2_core.rendering import render, templates
 
 from test_render import configs, rendered  # the same base configuration and render call
 
@@ -62,7 +64,7 @@ def test_a_value_of_the_right_type_is_accepted_as_written(key, value):
 
 @pytest.mark.parametrize("version,level", [("3.9.0", "ERROR"), ("4.0.0", "WARN")])
 def test_an_unknown_choice_is_refused_up_to_the_table_version_and_warned_after(version, level):
-    problems = topology.validate(configs(custom={"east.consumer.auto.offset.reset": "by_duration:P1D"}), version)
+    problems = render.validate(configs(custom={"east.consumer.auto.offset.reset": "by_duration:P1D"}), version)
     assert [p.level for p in problems if p.name == "east.consumer.auto.offset.reset"] == [level]
 
 
@@ -80,7 +82,7 @@ SSL_SOURCE = {"source.security.protocol": "SSL", "source.ssl.truststore.location
 def test_a_password_that_is_not_only_a_reference_goes_to_the_0600_secrets_file(password):
     cfg = configs(clusters=dict(SSL_SOURCE, **{"source.ssl.truststore.password": password}),
                   replication={"secrets.config.provider.enabled": "true"})
-    problems = [p for p in topology.validate(cfg, "3.7.1") if p.level == "ERROR"]
+    problems = [p for p in render.validate(cfg, "3.7.1") if p.level == "ERROR"]
     if problems:  # a malformed reference is refused by name instead; never written in clear
         assert [p.name for p in problems] == ["source.ssl.truststore.password"]
         return

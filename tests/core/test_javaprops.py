@@ -3,7 +3,7 @@
 tests/tools/test_jdk_properties.py)."""
 import pytest
 
-from mm2_core import javaprops
+from mm2_core.formats import javaprops
 
 TRICKY = [
     (u"topics.exclude", u".*[\\-\\.]internal, metrics\\.\\d+, __.*"),

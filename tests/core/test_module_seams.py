@@ -1,6 +1,7 @@
-"""The core's dependency direction: configurations -> Topology -> properties, no import cycles.
+"""The core's layout and dependency direction: configurations -> Topology -> properties, no import cycles.
 
-Read from the source (ast), so a late import inside a function counts too.
+Read from the source (ast), so a late import inside a function counts too. Modules are named by
+their path under mm2_core ("model.parse", "rendering.render").
 """
 import ast
 import os
@@ -8,28 +9,39 @@ import os
 import pytest
 
 CORE = os.path.join(os.path.dirname(__file__), "..", "..", "package", "scripts", "mm2_core")
+MAX_LINES = 800
 
 
-def _imports(module):
-    with open(os.path.join(CORE, module + ".py")) as fh:
+def _modules():
+    found = {}
+    for folder, _, files in os.walk(CORE):
+        package = os.path.relpath(folder, CORE).replace(os.sep, ".")
+        for name in files:
+            if name.endswith(".py") and name != "__init__.py":
+                found[(package + "." if package != "." else "") + name[:-3]] = os.path.join(folder, name)
+    return found
+
+
+def _imports(path):
+    with open(path) as fh:
         tree = ast.parse(fh.read())
     found = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            if node.module == "mm2_core":
-                found.update(alias.name for alias in node.names)
-            elif node.module.startswith("mm2_core."):
-                found.add(node.module.split(".", 1)[1])
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("mm2_core"):
+            package = node.module[len("mm2_core."):] if node.module != "mm2_core" else ""
+            for alias in node.names:  # "from mm2_core.model import parse" names a module
+                found.add((package + "." if package else "") + alias.name)
+            found.add(package)
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.startswith("mm2_core."):
-                    found.add(alias.name.split(".", 1)[1])
+                    found.add(alias.name[len("mm2_core."):])
     return found
 
 
 def _graph():
-    modules = [name[:-3] for name in os.listdir(CORE) if name.endswith(".py") and name != "__init__.py"]
-    return dict((m, _imports(m) & set(modules)) for m in modules)
+    modules = _modules()
+    return dict((m, _imports(path) & set(modules)) for m, path in modules.items())
 
 
 def _reaches(graph, start, goal):
@@ -51,17 +63,42 @@ def test_no_module_of_the_core_imports_itself_back():
     assert cycles == []
 
 
+def test_every_module_sits_in_a_subpackage_and_stays_readable():
+    modules = _modules()
+    assert sorted(m for m in modules if "." not in m) == []
+    long = sorted((m, sum(1 for _ in open(path))) for m, path in modules.items()
+                  if sum(1 for _ in open(path)) > MAX_LINES)
+    assert long == [], "split these modules along their seams (at most %d lines)" % MAX_LINES
+
+
+def test_every_import_of_the_core_names_a_module_that_exists():
+    modules = _modules()
+    packages = set(m.rsplit(".", 1)[0] for m in modules)
+    for module, path in modules.items():
+        with open(path) as fh:
+            tree = ast.parse(fh.read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("mm2_core."):
+                name = node.module[len("mm2_core."):]
+                assert name in modules or name in packages, "%s imports mm2_core.%s" % (module, name)
+
+
 @pytest.mark.parametrize("lower,upper", [
-    ("model", "render"), ("model", "topology"), ("model", "advice"), ("model", "validator"),
-    ("parse", "render"), ("parse", "topology"), ("validator", "render"), ("render", "topology"),
-    ("render", "advice"), ("advice", "render"), ("advice", "topology"), ("local_kafka", "advice"),
+    ("model.topology", "rendering.render"), ("model.topology", "advisor.advice"),
+    ("model.topology", "model.validator"), ("model.parse", "rendering.render"),
+    ("model.validator", "rendering.render"), ("rendering.render", "advisor.advice"),
+    ("advisor.advice", "rendering.render"), ("config.local_kafka", "advisor.advice"),
+    ("config.schema", "model.topology"), ("kafka.versions", "model.topology"),
+    ("alerts.alert_runner", "rendering.render"), ("formats.text", "config.names"),
 ])
 def test_dependencies_point_one_way(lower, upper):
-    assert not _reaches(_graph(), lower, upper), "%s must not depend on %s" % (lower, upper)
+    graph = _graph()
+    assert lower in graph and upper in graph
+    assert not _reaches(graph, lower, upper), "%s must not depend on %s" % (lower, upper)
 
 
 def test_the_renderer_reads_the_model_not_raw_configurations():
-    with open(os.path.join(CORE, "render.py")) as fh:
+    with open(_modules()["rendering.render"]) as fh:
         tree = ast.parse(fh.read())
     readers = [node.func.attr for node in ast.walk(tree)
                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)

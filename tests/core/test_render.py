@@ -3,7 +3,11 @@ import copy
 
 import pytest
 
-from mm2_core import javaprops, render, topology
+from mm2_core.config import local_kafka
+from mm2_core.config.problems import ConfigError
+from mm2_core.formats import javaprops
+from mm2_core.model import parse, topology
+from mm2_core.rendering import render
 
 HOST = "mm2-1.example.com"
 CONF = "/etc/kafka-mm2/conf"
@@ -97,7 +101,7 @@ def test_separator_other_than_dot_pins_internal_topic_names_from_3_5_2():
     cfg = configs(replication={"replication.policy.separator": "_"})
     assert props(rendered("3.7.1", cfg))["replication.policy.internal.topic.separator.enabled"] == "true"
     assert "replication.policy.internal.topic.separator.enabled" not in props(rendered("3.2.3", cfg))
-    problems = topology.validate(cfg, "3.7.1")
+    problems = render.validate(cfg, "3.7.1")
     assert [p for p in problems if p.level == "WARN" and p.name == "replication.policy.separator"]
 
 
@@ -176,7 +180,7 @@ def test_exactly_once_two_step_upgrade_through_custom():
                   custom={"west.exactly.once.source.support": "preparing"})
     assert props(rendered("3.7.1", cfg))["west.exactly.once.source.support"] == "preparing"
     cfg["kafka-mm2-custom"]["west.exactly.once.source.support"] = "maybe"
-    with pytest.raises(topology.ConfigError) as info:
+    with pytest.raises(ConfigError) as info:
         rendered("3.7.1", cfg)
     assert "preparing" in str(info.value)
 
@@ -184,7 +188,7 @@ def test_exactly_once_two_step_upgrade_through_custom():
 def test_read_uncommitted_override_is_refused_with_exactly_once():
     cfg = configs(replication={"exactly.once.enabled": "true"},
                   custom={"east->west.consumer.isolation.level": "read_uncommitted"})
-    with pytest.raises(topology.ConfigError) as info:
+    with pytest.raises(ConfigError) as info:
         rendered("3.7.1", cfg)
     assert "read_committed" in str(info.value)
 
@@ -278,7 +282,7 @@ def test_literal_secret_in_yaml_is_a_warning():
     text = ADVANCED.replace("    bootstrap.servers: b:9092\n",
                             "    bootstrap.servers: b:9092\n    security.protocol: SSL\n"
                             "    ssl.truststore.location: /t.jks\n    ssl.truststore.password: pw\n")
-    problems = topology.validate(advanced(text), "3.7.1")
+    problems = render.validate(advanced(text), "3.7.1")
     assert not [p for p in problems if p.level == "ERROR"]
     assert [p for p in problems if p.level == "WARN" and "clusters.b.ssl.truststore.password" in p.message]
 
@@ -300,14 +304,35 @@ def test_target_defaults_to_the_local_kafka():
     assert p["west.security.protocol"] == "SASL_PLAINTEXT"
     assert p["west.sasl.mechanism"] == "GSSAPI"
     assert r.topology.clusters["west"].local
-    # Ranger authorizes the local Kafka: ACL sync would only fight it.
+    # Ranger authorizes the local Kafka: ACL sync would only fight it (off by default, no warning)
     assert p["sync.topic.acls.enabled"] == "false"
+    assert not [w for w in r.warnings if w.name == "sync.topic.acls.enabled"]
+    # an operator who turns it on is told it stays off
+    cfg["kafka-mm2-replication"]["sync.topic.acls.enabled"] = "true"
+    r = rendered("3.7.1", cfg, local=LOCAL)
+    assert props(r)["sync.topic.acls.enabled"] == "false"
     assert [w for w in r.warnings if w.name == "sync.topic.acls.enabled"]
+
+
+def test_acl_sync_is_rendered_only_when_the_operator_says_there_is_an_authorizer():
+    """Without an authorizer MM2 2.8 logs SecurityDisabledException at every ACL sync: off unless turned on."""
+    assert props(rendered("2.8.2", configs()))["sync.topic.acls.enabled"] == "false"
+    on = configs(replication={"sync.topic.acls.enabled": "true"})
+    assert props(rendered("2.8.2", on))["sync.topic.acls.enabled"] == "true"
+
+
+def test_assign_groups_without_checkpoints_are_named_on_2_4_to_2_7_only():
+    for version, warned in (("2.4.1", True), ("2.7.2", True), ("2.8.2", False), ("3.9.0", False)):
+        found = [w for w in rendered(version, configs()).warnings if "assign()" in w.message]
+        assert bool(found) == warned, (version, found)
+        if warned:
+            assert found[0].config_type == "kafka-mm2-replication" and found[0].name == "groups"
+            assert "2.8 and newer checkpoint them" in found[0].message
 
 
 def test_replication_factor_above_the_local_broker_count_is_refused():
     cfg = configs(clusters={"target.bootstrap.servers": ""}, env={"mm2_principal_name": "p", "mm2_keytab": "/k"})
-    problems = topology.validate(cfg, "3.7.1", LOCAL)
+    problems = render.validate(cfg, "3.7.1", LOCAL)
     names = set(p.name for p in problems if p.level == "ERROR")
     assert names == {"internal.topics.replication.factor", "replication.factor"}
 
@@ -316,10 +341,10 @@ def test_local_kafka_from_ambari_configurations():
     cfg = {"kafka-broker": {"listeners": "PLAINTEXT://localhost:6667,SASL_PLAINTEXT://localhost:6668"},
            "cluster-env": {"security_enabled": True},
            "ranger-kafka-plugin-properties": {"ranger-kafka-plugin-enabled": "Yes"}}
-    local = topology.local_kafka_from(cfg, ["b.example.com", "a.example.com"])
+    local = local_kafka.local_kafka_from(cfg, ["b.example.com", "a.example.com"])
     assert local.bootstrap == "a.example.com:6668,b.example.com:6668"
     assert local.protocol == "SASL_PLAINTEXT" and local.broker_count == 2 and local.ranger
-    assert topology.local_kafka_from(cfg, []) is None
+    assert local_kafka.local_kafka_from(cfg, []) is None
 
 
 def test_ambari_booleans_and_missing_properties():
@@ -342,10 +367,10 @@ def test_active_active_and_target_clusters():
 
 
 def test_mirrored_topic_names_follow_the_policy():
-    topo = topology.build_topology(configs(replication={"replication.policy.separator": "_"}), "3.7.1")
+    topo = parse.build_topology(configs(replication={"replication.policy.separator": "_"}), "3.7.1")
     flow = topo.flows[0]
     assert topo.mirrored_topic(flow, "orders") == "east_orders"
-    topo = topology.build_topology(configs(replication={"replication.policy": "identity"}), "3.7.1")
+    topo = parse.build_topology(configs(replication={"replication.policy": "identity"}), "3.7.1")
     assert topo.mirrored_topic(topo.flows[0], "orders") == "orders"
     assert topo.targets() == ["west"] and topo.sources() == ["east"]
 
@@ -353,7 +378,7 @@ def test_mirrored_topic_names_follow_the_policy():
 def test_identity_aggregation_warns_about_merged_topics():
     text = ("clusters:\n  a: {bootstrap.servers: 'a:9092'}\n  b: {bootstrap.servers: 'b:9092'}\n"
             "  c: {bootstrap.servers: 'c:9092'}\nflows:\n  - {source: a, target: c}\n  - {source: b, target: c}\n")
-    problems = topology.validate(advanced(text, replication={"replication.policy": "identity"}), "3.7.1")
+    problems = render.validate(advanced(text, replication={"replication.policy": "identity"}), "3.7.1")
     assert not [p for p in problems if p.level == "ERROR"]
     assert [p for p in problems if p.level == "WARN" and "lands in one topic" in p.message]
 
@@ -369,8 +394,8 @@ def test_custom_properties_pass_through_verbatim():
 
 def test_validate_equals_render_errors():
     cfg = configs(custom={"west.producer.acks": "1"}, replication={"tasks.max": "0"})
-    problems = [p for p in topology.validate(cfg, "3.7.1") if p.level == "ERROR"]
-    with pytest.raises(topology.ConfigError) as info:
+    problems = [p for p in render.validate(cfg, "3.7.1") if p.level == "ERROR"]
+    with pytest.raises(ConfigError) as info:
         rendered("3.7.1", cfg)
     assert set(problems) == set(info.value.errors)
     assert len(problems) == 2
@@ -384,5 +409,5 @@ def test_alias_problem_for_the_advisor():
 
 def test_local_kafka_without_readable_listeners_says_so():
     cfg = configs(clusters={"target.bootstrap.servers": ""})
-    problems = topology.validate(cfg, "3.7.1", {"hosts": ["k1"], "bootstrap.servers": "", "broker_count": 1})
+    problems = render.validate(cfg, "3.7.1", {"hosts": ["k1"], "bootstrap.servers": "", "broker_count": 1})
     assert [p for p in problems if p.name == "target.bootstrap.servers" and "listeners could not be read" in p.message]

@@ -1,9 +1,9 @@
 """Mirrored topic names: the one rule shared by rendering, alerts, the service check and mm2-verify."""
 import pytest
 
-from mm2_core import replication_policy as rp
-from mm2_core import topology
-from mm2_core import names
+from mm2_core.config import names
+from mm2_core.kafka import replication_policy as rp
+from mm2_core.model import parse
 
 
 @pytest.mark.parametrize("policy,topic,expected", [
@@ -31,7 +31,7 @@ def test_topology_names_mirrored_heartbeats_like_kafka_under_identity():
                          "target.alias": "dst", "target.bootstrap.servers": "d1:9092"},
         names.REPLICATION: {"replication.policy": "identity"},
     }
-    topo = topology.build_topology(configurations, "3.7.1")
+    topo = parse.build_topology(configurations, "3.7.1")
     flow = topo.flows[0]
     assert topo.mirrored_topic(flow, "orders") == "orders"
     assert topo.mirrored_topic(flow, "heartbeats") == "src.heartbeats"

@@ -4,7 +4,9 @@ import os
 
 import pytest
 
-from mm2_core import render, schema, topology, versions
+from mm2_core.config import schema
+from mm2_core.kafka import versions
+from mm2_core.rendering import render
 
 TEMPLATE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                         "package", "templates", schema.TOPOLOGY["content"].content_file)
@@ -27,7 +29,7 @@ def _configs(text):
 
 
 def test_unedited_template_in_advanced_mode_says_what_to_do():
-    problems = topology.validate(_configs(_template()), "3.7.1")
+    problems = render.validate(_configs(_template()), "3.7.1")
     assert [str(p) for p in problems] == [
         "kafka-mm2-topology/content: has only comments, but kafka-mm2-clusters/topology.mode is advanced: "
         "uncomment the example (remove the leading '# ') and describe your clusters and flows, or switch "
@@ -36,7 +38,7 @@ def test_unedited_template_in_advanced_mode_says_what_to_do():
 
 @pytest.mark.parametrize("line,version", versions.SUPPORTED_LINES)
 def test_uncommented_example_is_valid_from_2_7(line, version):
-    problems = topology.validate(_configs(_uncommented()), version, LOCAL)
+    problems = render.validate(_configs(_uncommented()), version, LOCAL)
     errors = [p for p in problems if p.level == "ERROR"]
     if versions.supports(version, versions.OFFSET_SYNC):
         assert errors == []

@@ -1,8 +1,8 @@
 """Kafka version parsing, feature gates and the key table (facts read from Kafka's sources)."""
 import pytest
 
-from mm2_core import versions
-from mm2_core.versions import KafkaVersion
+from mm2_core.kafka import versions
+from mm2_core.kafka.versions import KafkaVersion
 
 
 @pytest.mark.parametrize("text,key,line", [

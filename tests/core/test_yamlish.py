@@ -1,7 +1,7 @@
 """The strict YAML subset parser (agreement with PyYAML is property-tested in tests/tools)."""
 import pytest
 
-from mm2_core import yamlish
+from mm2_core.formats import yamlish
 
 TOPOLOGY = """\
 ---

@@ -39,7 +39,9 @@ import tarfile
 
 import harness
 from harness import paths
-from mm2_core import names, process
+from mm2_core.config import names
+from mm2_core.host import process
+from realkafka import artifacts
 from realkafka import cluster as rk
 
 REPO_ROOT = paths.REPO_ROOT
@@ -166,7 +168,8 @@ class Driver(object):
 
     configurations: per-case overrides deep-merged over the schema defaults (+ TEST_REPLICATION);
     hostname: the agent's hostname (127.0.0.1, so the internal REST listener stays on loopback);
-    metrics: JMX exporter (../shared/jmx-exporter 1.0.1 jar via kafka-mm2-env/jmx_exporter_jar) on a free port.
+    metrics: JMX exporter (the official 1.0.1 agent from Maven Central, realkafka.artifacts, via
+    kafka-mm2-env/jmx_exporter_jar) on a free port.
     """
 
     def __init__(self, mpack, line, workdir, configurations=None, hostname="127.0.0.1", metrics=True,
@@ -180,8 +183,7 @@ class Driver(object):
         self.hostname = hostname
         self.driver_hosts = driver_hosts or [hostname]
         self.metrics_port = rk.free_port()
-        exporter = rk.shared_dir("jmx-exporter")
-        jar = os.path.join(exporter, "jmx_prometheus_javaagent-1.0.1.jar") if exporter else ""
+        jar = "" if artifacts.skip_reason("jmx-exporter") else artifacts.jmx_exporter_jar("1.0.1")
         self.env = {"kafka_install_source": "path", "kafka_home": rk.kafka_home(), "mm2_java_home": rk.java_home(),
                     "mm2_heap_opts": heap, "mm2_start_timeout_seconds": "120", "mm2_stop_timeout_seconds": "30",
                     "mm2_metrics_enabled": "true" if metrics and jar else "false",

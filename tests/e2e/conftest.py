@@ -53,7 +53,7 @@ def kafka_pool(tmp_path_factory):
         yield get
     finally:
         for cluster in started.values():
-            cluster.stop()
+            cluster.close()
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import time
 
 from conftest import require_line
 from e2e import agent
-from mm2_core import names
+from mm2_core.config import names
 from realkafka import cluster as rk
 
 N = 300

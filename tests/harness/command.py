@@ -14,7 +14,7 @@ import pwd
 
 from harness import paths
 
-from mm2_core import names, schema
+from mm2_core.config import names, schema
 
 ROLE_COMMANDS = ("INSTALL", "START", "STOP", "CONFIGURE", "SERVICE_CHECK", "STATUS")
 STACK_ROOTS = {"HDP": "/usr/hdp", "BIGTOP": "/usr/bigtop", "ODP": "/usr/odp"}

@@ -4,7 +4,7 @@ import os
 import stat
 
 import harness
-from mm2_core import names, schema
+from mm2_core.config import names, schema
 
 TOP_LEVEL = {"configurations", "configurationAttributes", "configurationTags", "clusterHostInfo",
              "hostLevelParams", "clusterLevelParams", "ambariLevelParams", "agentLevelParams",

@@ -16,7 +16,8 @@ import pytest
 
 from conftest import require_line
 from e2e import agent
-from mm2_core import connect_mode, names
+from mm2_core.config import names
+from mm2_core.connect import connect_mode
 from realkafka import cluster as rk
 
 LINE = "trunk"
@@ -146,7 +147,7 @@ def test_pause_one_flow_while_the_other_replicates_then_resume(setup, mpack, dri
     assert keys == sorted(["a1-%d" % i for i in range(N)] + ["a2-%d" % i for i in range(N)])
     assert d.pid() == pid   # one worker JVM all along
     # Connect's offsets API (3.6+) says exactly where the flow stands: the next offset of every source partition
-    from mm2_core import connect_rest, flow_control
+    from mm2_core.connect import connect_rest, flow_control
     client = connect_rest.ConnectRest("http://127.0.0.1:%d" % port, "3.9.0")
     ends = dict(((ta, p), o) for p, o in a.end_offsets(ta).items())
 

@@ -1,11 +1,14 @@
 """Real Apache Kafka clusters for tests (Python 3 only).
 
-One-node KRaft clusters on 127.0.0.1 started from a real Kafka home (CI: ../shared/kafka/kafka_2.13-3.9.0,
-or MM2_TEST_KAFKA_HOME). Every port is checked free, every wait is bounded, and every process is stopped
+One-node clusters on 127.0.0.1 started from a real Kafka home: the official distribution of MM2_TEST_KAFKA_VERSION
+(default 3.9, i.e. 3.9.2; see dists.py: bin/ + config/ of ../shared/kafka-bin, libs/ from Maven Central, cached outside
+the project), or MM2_TEST_KAFKA_HOME. KRaft from 3.x; ZooKeeper mode (a ZooKeeper of the same distribution) for 2.x,
+the way 2.8 operators run it. Every port is checked free, every wait is bounded, and every process is stopped
 by the pid we started (never by name: other suites may run Kafka on the same machine).
 """
 import contextlib
 import os
+import re
 import shutil
 import signal
 import socket
@@ -13,20 +16,62 @@ import subprocess
 import threading
 import time
 
+from mm2_core.host import kafka_tools
+from mm2_core.kafka import versions
+from realkafka import dists
+
 TESTS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO_ROOT = os.path.dirname(TESTS_DIR)
-SHARED_DIR = os.path.join(os.path.dirname(REPO_ROOT), "shared")
-DEFAULT_KAFKA = os.path.join(SHARED_DIR, "kafka", "kafka_2.13-3.9.0")
+SHARED_DIR = os.environ.get("MM2_SHARED_DIR") or os.path.join(os.path.dirname(REPO_ROOT), "shared")
 KAFKA_HOME_ENV = "MM2_TEST_KAFKA_HOME"
 JAVA_CANDIDATES = ("/usr/lib/jvm/java-17-openjdk-amd64", "/usr/lib/jvm/java-17-openjdk-arm64")
 BROKER_HEAP = "-Xmx384m -Xms128m"
 TOOL_HEAP = "-Xmx192m"
 
 
-def kafka_home():
-    """The Kafka installation the real-Kafka suites use, or None."""
-    home = os.environ.get(KAFKA_HOME_ENV) or DEFAULT_KAFKA
-    return home if os.path.isfile(os.path.join(home, "bin", "kafka-server-start.sh")) else None
+KAFKA_VERSION_ENV = "MM2_TEST_KAFKA_VERSION"
+_HOMES = {}
+
+
+def kafka_version_name():
+    """The version of the matrix the real-Kafka suites run (MM2_TEST_KAFKA_VERSION, default: official 3.9)."""
+    return os.environ.get(KAFKA_VERSION_ENV) or dists.DEFAULT
+
+
+def kafka_home(version=None):
+    """The Kafka installation the real-Kafka suites use, or None (then dist_problem() says why).
+
+    MM2_TEST_KAFKA_HOME wins; else the official distribution of `version` / MM2_TEST_KAFKA_VERSION, assembled
+    once from Maven Central into the cache (tests/realkafka/dists.py)."""
+    explicit = os.environ.get(KAFKA_HOME_ENV)
+    if explicit and version is None:
+        return explicit if os.path.isfile(os.path.join(explicit, "bin", "kafka-server-start.sh")) else None
+    name = version or kafka_version_name()
+    if name not in _HOMES:
+        try:
+            _HOMES[name] = (dists.build(name), None)
+        except (RuntimeError, KeyError, OSError) as exc:
+            _HOMES[name] = (None, "Kafka %s: %s" % (name, exc))
+    return _HOMES[name][0]
+
+
+def dist_problem(version=None):
+    name = version or kafka_version_name()
+    kafka_home(version)
+    return _HOMES.get(name, (None, None))[1]
+
+
+def installed_version(home):
+    """The release of a Kafka home, read from libs/kafka-clients-<v>.jar as an installation does."""
+    for name in os.listdir(os.path.join(home, "libs")):
+        m = re.match(r"^kafka-clients-(\d+\.\d+\.\d+)(?:[-.].*)?\.jar$", name)
+        if m:
+            return m.group(1)
+    raise RuntimeError("no libs/kafka-clients-<version>.jar in %s" % home)
+
+
+def version_tuple(home):
+    return tuple(int(x) for x in installed_version(home).split("."))
 
 
 def shared_dir(name):
@@ -48,7 +93,7 @@ def java_home():
 def skip_reason():
     """None when real Kafka can run here, else why not (for pytest.skip)."""
     if kafka_home() is None:
-        return "no Kafka home: set %s or provide %s" % (KAFKA_HOME_ENV, DEFAULT_KAFKA)
+        return dist_problem() or "no Kafka home at %s (%s)" % (os.environ.get(KAFKA_HOME_ENV), KAFKA_HOME_ENV)
     if java_home() is None:
         return "no Java 17 (JAVA_HOME) for the real Kafka"
     return None
@@ -165,23 +210,32 @@ class _ChildJvm(object):
 
 
 class KafkaCluster(_ChildJvm):
-    """A one-node KRaft Kafka cluster on 127.0.0.1.
+    """A one-node Kafka cluster on 127.0.0.1: KRaft (broker+controller) from 3.x, ZooKeeper mode for 2.x (a
+    ZooKeeper of the same distribution, admin server off, its own free port), as operators of each line run it.
 
     listeners: extra {NAME: PROTOCOL} beside PLAINTEXT (used by the tools); each gets a free port
     (`listener_port(NAME)`). broker_props are written last, so they override anything generated.
+    zookeeper: None = by version (2.x), True/False to force.
     """
 
-    def __init__(self, name, workdir, home=None, broker_props=None, listeners=None, env=None):
+    def __init__(self, name, workdir, home=None, broker_props=None, listeners=None, env=None, zookeeper=None):
         self.name = name
         self.home = home or kafka_home()
         if self.home is None:
             raise RuntimeError(skip_reason())
+        self.version = version_tuple(self.home)
+        self.zookeeper = self.version < (3, 0, 0) if zookeeper is None else zookeeper
         self.dir = os.path.join(workdir, name)
         self.data_dir = os.path.join(self.dir, "data")
         self.log_dir = os.path.join(self.dir, "logs")
         self.tool_log_dir = os.path.join(self.dir, "tool-logs")
-        self.ports = {"PLAINTEXT": free_port(), "CONTROLLER": free_port()}
-        self.protocols = {"PLAINTEXT": "PLAINTEXT", "CONTROLLER": "PLAINTEXT"}
+        self.ports = {"PLAINTEXT": free_port()}
+        self.protocols = {"PLAINTEXT": "PLAINTEXT"}
+        if not self.zookeeper:
+            self.ports["CONTROLLER"] = free_port()
+            self.protocols["CONTROLLER"] = "PLAINTEXT"
+        self.zk_port = free_port() if self.zookeeper else None
+        self.zk_process = None
         for listener, protocol in (listeners or {}).items():
             self.ports[listener] = free_port()
             self.protocols[listener] = protocol
@@ -205,14 +259,17 @@ class KafkaCluster(_ChildJvm):
     def server_properties(self):
         listeners = ",".join("%s://127.0.0.1:%d" % (n, p) for n, p in self.ports.items())
         advertised = ",".join("%s://127.0.0.1:%d" % (n, p) for n, p in self.ports.items() if n != "CONTROLLER")
-        props = {
-            "process.roles": "broker,controller",
-            "node.id": "1",
-            "controller.quorum.voters": "1@127.0.0.1:%d" % self.ports["CONTROLLER"],
+        if self.zookeeper:
+            props = {"broker.id": "1", "zookeeper.connect": "127.0.0.1:%d/kafka" % self.zk_port,
+                     "zookeeper.connection.timeout.ms": "30000"}
+        else:
+            props = {"process.roles": "broker,controller", "node.id": "1",
+                     "controller.quorum.voters": "1@127.0.0.1:%d" % self.ports["CONTROLLER"],
+                     "controller.listener.names": "CONTROLLER"}
+        props.update({
             "listeners": listeners,
             "advertised.listeners": advertised,
             "inter.broker.listener.name": "PLAINTEXT",
-            "controller.listener.names": "CONTROLLER",
             "listener.security.protocol.map": ",".join("%s:%s" % kv for kv in self.protocols.items()),
             "log.dirs": self.data_dir,
             "num.partitions": "1",
@@ -224,9 +281,35 @@ class KafkaCluster(_ChildJvm):
             "num.network.threads": "2",
             "num.io.threads": "2",
             "log.segment.bytes": str(64 * 1024 * 1024),
-        }
+        })
         props.update(self.broker_props)
         return "".join("%s=%s\n" % (k, v) for k, v in props.items())
+
+    def _start_zookeeper(self, env):
+        zk_dir = os.path.join(self.dir, "zookeeper")
+        os.makedirs(zk_dir, exist_ok=True)
+        config = os.path.join(self.dir, "zookeeper.properties")
+        with open(config, "w") as fh:
+            fh.write("dataDir=%s\nclientPort=%d\nclientPortAddress=127.0.0.1\nmaxClientCnxns=0\n"
+                     "admin.enableServer=false\n4lw.commands.whitelist=ruok\n" % (zk_dir, self.zk_port))
+        zk_env = dict(env, LOG_DIR=os.path.join(self.dir, "zk-logs"), KAFKA_HEAP_OPTS="-Xmx128m")
+        self._zk_stdout = open(os.path.join(self.dir, "zk-stdout.log"), "a")
+        self.zk_process = subprocess.Popen(
+            [os.path.join(self.home, "bin", "zookeeper-server-start.sh"), config],
+            stdout=self._zk_stdout, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=zk_env,
+            start_new_session=True)
+
+        def serving():
+            if self.zk_process.poll() is not None:
+                raise RuntimeError("ZooKeeper of %s exited: %s" % (self.name, file_tail(
+                    [os.path.join(self.dir, "zk-stdout.log")], 1500)))
+            try:
+                with contextlib.closing(socket.create_connection(("127.0.0.1", self.zk_port), 2)) as sock:
+                    sock.sendall(b"ruok")
+                    return sock.recv(8) == b"imok"
+            except OSError:
+                return False
+        wait_until(serving, 60, what="ZooKeeper of %s on port %d" % (self.name, self.zk_port))
 
     def start(self, wait=True, timeout=120):
         for path in (self.data_dir, self.log_dir, self.tool_log_dir):
@@ -235,7 +318,10 @@ class KafkaCluster(_ChildJvm):
         with open(config, "w") as fh:
             fh.write(self.server_properties())
         env = tool_env(self.log_dir, heap=BROKER_HEAP, extra=self.env)
-        if not os.path.exists(os.path.join(self.data_dir, "meta.properties")):
+        if self.zookeeper:
+            if self.zk_process is None or self.zk_process.poll() is not None:
+                self._start_zookeeper(env)
+        elif not os.path.exists(os.path.join(self.data_dir, "meta.properties")):
             # first start: format; a restart after stop() keeps the data (same ports, same cluster id)
             cluster_id = self._run(["kafka-storage.sh", "random-uuid"], env=env,
                                    timeout=60).stdout.strip().splitlines()[-1]
@@ -250,8 +336,22 @@ class KafkaCluster(_ChildJvm):
             self.wait_started(timeout)
         return self
 
+    def close(self):
+        """stop() the broker (ZooKeeper mode: also its ZooKeeper); both by their pids. stop() alone keeps
+        ZooKeeper, so start() brings the same cluster back."""
+        self.stop()
+        if self.zk_process is not None and self.zk_process.poll() is None:
+            stop_pid(self.zk_process.pid)
+        if getattr(self, "_zk_stdout", None):
+            self._zk_stdout.close()
+            self._zk_stdout = None
+
+    def __exit__(self, *exc):
+        self.close()
+
     def wait_started(self, timeout=120):
         server_log = os.path.join(self.log_dir, "server.log")
+        started_line = re.compile(r"Kafka Server started|\[KafkaServer id=\d+\] started")
 
         def started():
             if self.process.poll() is not None:
@@ -260,7 +360,7 @@ class KafkaCluster(_ChildJvm):
                 with open(server_log) as fh:
                     offset = getattr(self, "_log_offset", 0)
                     fh.seek(offset if os.path.getsize(server_log) >= offset else 0)   # this start's lines only
-                    return "Kafka Server started" in fh.read()
+                    return started_line.search(fh.read()) is not None
             except IOError:
                 return False
         wait_until(started, timeout, what="broker %s to start (%s)" % (self.name, server_log))
@@ -283,11 +383,15 @@ class KafkaCluster(_ChildJvm):
                          check=kwargs.pop("check", True))
 
     def create_topic(self, topic, partitions=1, config=None):
-        args = ["--bootstrap-server", self.bootstrap, "--create", "--if-not-exists", "--topic", topic,
+        if_not_exists = versions.supports(installed_version(self.home), versions.TOPICS_IF_NOT_EXISTS_WITH_BOOTSTRAP)
+        args = ["--bootstrap-server", self.bootstrap, "--create", "--topic", topic,
                 "--partitions", str(partitions), "--replication-factor", "1"]
+        args += ["--if-not-exists"] if if_not_exists else []
         for key, value in (config or {}).items():
             args += ["--config", "%s=%s" % (key, value)]
-        self.tool("kafka-topics", *args)
+        result = self.tool("kafka-topics", *args, check=if_not_exists)
+        if result.returncode != 0 and "already exists" not in result.stdout + result.stderr:
+            raise RuntimeError("kafka-topics --create %s failed: %s" % (topic, result.stderr[-1500:]))
 
     def topics(self):
         out = self.tool("kafka-topics", "--bootstrap-server", self.bootstrap, "--list").stdout
@@ -296,16 +400,22 @@ class KafkaCluster(_ChildJvm):
     def produce(self, topic, records, timeout=120):
         """records: iterable of (key, value) strings without tabs/newlines; acks=all, so they are durable on return."""
         lines = "".join("%s\t%s\n" % (k, v) for k, v in records)
-        args = ["--bootstrap-server", self.bootstrap, "--topic", topic, "--producer-property", "acks=all",
-                "--property", "parse.key=true", "--property", "key.separator=\t"]
+        opt = kafka_tools.console_options(self.version, "producer")
+        flag = "--bootstrap-server" if self.version >= kafka_tools.PRODUCER_BOOTSTRAP_VERSION else "--broker-list"
+        args = [flag, self.bootstrap, "--topic", topic, opt["client_property"], "acks=all",
+                opt["format_property"], "parse.key=true", opt["format_property"], "key.separator=\t"]
         self.tool("kafka-console-producer", *args, input=lines, timeout=timeout)
 
     def produce_n(self, topic, n, prefix="r", start=0):
         self.produce(topic, (("%s-%d" % (prefix, i), "%s-value-%d" % (prefix, i)) for i in range(start, start + n)))
 
     def end_offsets(self, topic, bootstrap=None):
-        out = self.tool("kafka-get-offsets", "--bootstrap-server", bootstrap or self.bootstrap, "--topic", topic,
-                        check=False).stdout
+        if self.version >= (3, 0, 0):
+            out = self.tool("kafka-get-offsets", "--bootstrap-server", bootstrap or self.bootstrap, "--topic", topic,
+                            check=False).stdout
+        else:   # no bin/kafka-get-offsets.sh before 3.0: the class behind it, with 2.x's options
+            out = self.tool("kafka-run-class", "kafka.tools.GetOffsetShell", "--broker-list",
+                            bootstrap or self.bootstrap, "--topic", topic, "--time", "-1", check=False).stdout
         offsets = {}
         for line in out.splitlines():
             parts = line.strip().rsplit(":", 2)
@@ -321,7 +431,9 @@ class KafkaCluster(_ChildJvm):
         """Up to max_records (key, value) pairs; stops after timeout_ms without a record.
         partition/offset: read that partition from that offset instead."""
         args = ["--bootstrap-server", self.bootstrap, "--topic", topic, "--max-messages", str(max_records),
-                "--timeout-ms", str(timeout_ms), "--property", "print.key=true", "--property", "key.separator=\t"]
+                "--timeout-ms", str(timeout_ms), kafka_tools.console_options(self.version, "consumer")["format_property"],
+                "print.key=true", kafka_tools.console_options(self.version, "consumer")["format_property"],
+                "key.separator=\t"]
         if partition is not None:
             args += ["--partition", str(partition), "--offset", str(offset or 0)]
         elif from_beginning:
@@ -364,7 +476,7 @@ def kafka_clusters(workdir, names=("a", "b"), **kwargs):
             cluster.wait_started()
         yield clusters
     finally:
-        threads = [threading.Thread(target=lambda c=c: c.stop()) for c in clusters.values()]
+        threads = [threading.Thread(target=lambda c=c: c.close()) for c in clusters.values()]
         for thread in threads:
             thread.start()
         for thread in threads:

@@ -12,7 +12,7 @@ if HERE not in sys.path:
 from rest_fake_ambari import FakeAmbari  # noqa: E402
 from rest_helpers import ADMIN, FAST, Result, build_parser  # noqa: E402
 
-from mm2_ambari import ops  # noqa: E402
+from mm2_ambari import ambari_state  # noqa: E402
 
 
 @pytest.fixture
@@ -38,7 +38,7 @@ def _environment(monkeypatch, tmp_path):
     def tag():
         counter["n"] += 1
         return "version%d" % (1000 + counter["n"])
-    monkeypatch.setattr(ops, "new_tag", tag)
+    monkeypatch.setattr(ambari_state, "new_tag", tag)
 
 
 @pytest.fixture

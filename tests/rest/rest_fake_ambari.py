@@ -22,7 +22,7 @@ It reproduces the parts of Ambari's REST contract mm2-ambari relies on, as read 
   password in properties_attributes, references resolved back on PUT (SecretReference,
   AmbariManagementControllerImpl.updateCluster), and no new version when nothing differs;
 - stale_configs on started host components after a config change, cleared by a (re)start;
-- the stack configurations endpoint serves the defaults of mm2_core.schema (what build.py puts in the XML);
+- the stack configurations endpoint serves the defaults of mm2_core.config.schema (what build.py puts in the XML);
 - maintenance mode at service, host and host component level, the effective state in GET answers and
   the operation level deciding what a state change or command skips (MaintenanceStateHelper);
 - Kerberos: installs need the KDC administrator credential (KerberosHelperImpl), stored through the
@@ -45,7 +45,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote, urlsplit
 
-from mm2_core import names, schema
+from mm2_core.config import names, schema
 
 S, C = names.SERVICE, names.COMPONENT
 CSRF_MESSAGE = "CSRF protection is turned on. X-Requested-By HTTP header is required."

@@ -5,13 +5,14 @@ references in config groups, Kerberos installs, command parameters, DNS errors, 
 The fake answers as the server code does (see the class and method named next to each behaviour in
 rest_fake_ambari.py); the first tests pin the fake itself to those rules."""
 import json
+import os
 
 import requests
 
-from rest_fake_ambari import C, MISSING_KDC, S
+from rest_fake_ambari import C, MISSING_KDC, REPO, S
 from rest_helpers import ADMIN, CL, HOSTS, TOPOLOGY, deploy, with_configurations
 
-from mm2_core import names
+from mm2_core.config import names
 
 H1, H2 = HOSTS
 SERVICE_LEVEL = {"level": "SERVICE", "cluster_name": "prod", "service_name": S}
@@ -367,6 +368,15 @@ def test_validate_needs_a_kafka_version(cli, tmp_path):
     result = validate(cli, str(no_version))
     assert result.code == 2 and "--kafka-version" in result.err
     assert validate(cli, str(no_version), "--kafka-version", "3.9.0").code == 0
+
+
+def test_validate_checks_the_templates_the_stack_ships():
+    """The offline validator starts from the stack defaults, content templates included (the env and
+    log4j templates of package/templates), as the wizard would show them."""
+    from mm2_ambari import validate_cmd
+    defaults = validate_cmd.catalog_defaults().properties
+    with open(os.path.join(REPO, "package", "templates", "mm2-env.sh.j2"), encoding="utf-8") as fh:
+        assert defaults[names.ENV]["content"] == fh.read()
 
 
 def test_validate_is_a_subcommand_of_the_real_cli(capsys):

@@ -4,7 +4,7 @@ import json
 from rest_fake_ambari import C, S
 from rest_helpers import CL, HOSTS, TOPOLOGY, configure, deploy, edited, normalize, restart_body, with_configurations
 
-from mm2_core import names
+from mm2_core.config import names
 
 
 def test_configure_writes_one_version_and_restarts_only_stale_hosts(cli, fake, tmp_path):

@@ -2,7 +2,7 @@
 from rest_fake_ambari import C, S, stack_defaults
 from rest_helpers import HOSTS, TOPOLOGY, deploy, normalize, with_configurations
 
-from mm2_core import names
+from mm2_core.config import names
 
 # The operation level the web UI sends with a service's state change (ajax.js 'common.service.update').
 LEVEL = {"level": "SERVICE", "cluster_name": "prod", "service_name": S}
@@ -205,18 +205,18 @@ def test_invalid_yaml_is_bad_input_with_line(cli, fake, tmp_path):
     bad.write_text("clusters:\n  dc1: {bootstrap.servers: a:9092\nflows: []\n")
     result = deploy(cli, fake, path=str(bad))
     assert result.code == 2, result
-    assert "bad.yaml: not valid YAML: line" in result.err
+    assert "bad.yaml:2:8: not valid YAML: the [ or { opened here is not closed" in result.err
 
 
 def test_the_validator_sees_this_clusters_kafka_brokers(cli, fake, monkeypatch):
-    from mm2_core import topology
+    from mm2_core.rendering import render
     seen = []
-    real = topology.validate
+    real = render.validate
 
     def spy(configurations, kafka_version, local_kafka=None):
         seen.append((kafka_version, local_kafka))
         return real(configurations, kafka_version, local_kafka)
-    monkeypatch.setattr(topology, "validate", spy)
+    monkeypatch.setattr(render, "validate", spy)
     fake.add_kafka(["kafka-1.example.com", "mm2-1.example.com"],
                    {"listeners": "PLAINTEXT://localhost:6667", "port": "6667"})
     assert deploy(cli, fake).code == 0

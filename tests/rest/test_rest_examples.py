@@ -6,7 +6,10 @@ import re
 
 from rest_fake_ambari import FakeAmbari
 
-from mm2_core import advice, names, placement, schema, topology
+from mm2_core.advisor import advice
+from mm2_core.config import local_kafka, names, schema
+from mm2_core.model import parse, placement
+from mm2_core.rendering import render
 from mm2_ambari import deployfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -90,11 +93,11 @@ def test_blueprint_and_cluster_template_are_consistent_and_valid():
     for source in (blueprint_configs, template_configs):
         for config_type, props in source.items():
             configurations[config_type].update(props)
-    local = advice.describe_local_kafka(brokers, {"listeners": "PLAINTEXT://localhost:9092"})
+    local = local_kafka.describe_local_kafka(brokers, {"listeners": "PLAINTEXT://localhost:9092"})
     version = configurations[names.ENV]["kafka_version_override"]
-    problems = topology.validate(configurations, version, local_kafka=local)
+    problems = render.validate(configurations, version, local_kafka=local)
     assert problems == []
-    topo = topology.build_topology(configurations, version, local_kafka=local)
+    topo = parse.build_topology(configurations, version, local_kafka=local)
     assert topo.clusters["west"].bootstrap == "kafka1.west.example.com:9092,kafka2.west.example.com:9092," \
                                                "kafka3.west.example.com:9092"
     findings = placement.check_placement(topo.aliases, [(f.source, f.target) for f in topo.enabled_flows],

@@ -3,7 +3,7 @@ driver host with the flow as its parameter; a flow no host serves and a malforme
 from rest_fake_ambari import C, S
 from rest_helpers import CL, HOSTS, normalize
 
-from mm2_core import names
+from mm2_core.config import names
 
 
 def run(cli, fake, *argv):

@@ -4,7 +4,7 @@ import json
 from rest_fake_ambari import C, S
 from rest_helpers import CL, HOSTS, normalize, restart_body
 
-from mm2_core import names
+from mm2_core.config import names
 
 
 

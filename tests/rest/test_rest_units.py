@@ -6,7 +6,7 @@ import yaml
 
 from rest_fake_ambari import FakeAmbari
 
-from mm2_core import names
+from mm2_core.config import names
 from mm2_ambari import configplan, deployfile, masking
 from mm2_ambari.ambari_api import AmbariClient
 from mm2_ambari.configplan import ConfigState, StackDefaults

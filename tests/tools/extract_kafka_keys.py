@@ -1,7 +1,7 @@
 # py3-only: maintenance script, not a test module
-"""Regenerate package/scripts/mm2_core/kafka_keys.py from a Kafka git repository.
+"""Regenerate package/scripts/mm2_core/kafka/kafka_keys.py from a Kafka git repository.
 
-Usage: python tests/tools/extract_kafka_keys.py /path/to/kafka/repo > package/scripts/mm2_core/kafka_keys.py
+Usage: python tests/tools/extract_kafka_keys.py /path/to/kafka/repo > package/scripts/mm2_core/kafka/kafka_keys.py
 
 Reads the configuration-name constants (ProducerConfig, ConsumerConfig, AdminClientConfig,
 CommonClientConfigs, SslConfigs, SaslConfigs, SecurityConfig, WorkerConfig, DistributedConfig,

@@ -1,4 +1,4 @@
-"""Print the TYPES table of mm2_core/kafka_keys.py from a Kafka distribution's own ConfigDefs.
+"""Print the TYPES table of mm2_core/kafka/kafka_keys.py from a Kafka distribution's own ConfigDefs.
 
 Usage: python3 tests/tools/extract_kafka_types.py ../shared/kafka/kafka_2.13-3.9.0 > /tmp/types.txt
 Needs javac/java. Compiles tests/tools/java/ConfigTypes.java against the distribution's libs/ and

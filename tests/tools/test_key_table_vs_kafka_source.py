@@ -1,5 +1,5 @@
 # py3-only: reads a Kafka git repository (local extra confidence; skipped where there is none)
-"""The MM2 key table (mm2_core.versions.MM2_KEYS) against Kafka's own sources, tag by tag.
+"""The MM2 key table (mm2_core.kafka.versions.MM2_KEYS) against Kafka's own sources, tag by tag.
 
 Set MM2_KAFKA_REPO to a Kafka clone with release tags (default: /work/.mirror/apache+kafka/repo).
 For every tag, the configuration-name constants of connect/mirror and connect/mirror-client are
@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from mm2_core import versions
+from mm2_core.kafka import versions
 
 REPO = os.environ.get("MM2_KAFKA_REPO", "/work/.mirror/apache+kafka/repo")
 TAGS = [("2.4.1", "2.4.1"), ("2.6.3", "2.6.3"), ("2.7.2", "2.7.2"), ("2.8.2", "2.8.2"), ("3.0.2", "3.0.2"),

@@ -1,25 +1,30 @@
 """kafka_keys.TYPES is what Kafka's own ConfigDefs say (types, ranges, choices), read again from the
-real Kafka distribution in ../shared/kafka by tests/tools/extract_kafka_types.py."""
+official Kafka 3.9 distribution (tests/realkafka/dists.py: 3.9.2, whose table equals 3.9.0's) by
+tests/tools/extract_kafka_types.py. Every other version of the matrix: tests/versions/test_config_types.py."""
 import os
 import shutil
+import sys
 
 import pytest
 
-from mm2_core import kafka_keys, versions
+from mm2_core.kafka import kafka_keys, versions
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-KAFKA_HOME = os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared", "kafka", "kafka_2.13-%s"
-                                           % kafka_keys.TYPES_VERSION))
 
 
 @pytest.fixture(scope="module")
 def from_kafka():
+    if sys.version_info[0] < 3:
+        pytest.skip("the official distributions are assembled by Python 3 (tests/realkafka/dists.py)")
     if not (shutil.which("javac") and shutil.which("java")):
         pytest.skip("no JDK (javac/java) on PATH")
-    if not os.path.isdir(os.path.join(KAFKA_HOME, "libs")):
-        pytest.skip("no Kafka %s distribution at %s" % (kafka_keys.TYPES_VERSION, KAFKA_HOME))
+    from realkafka import dists
+    line = ".".join(kafka_keys.TYPES_VERSION.split(".")[:2])
+    reason = dists.skip_reason(line)
+    if reason:
+        pytest.skip(reason)
     import extract_kafka_types
-    return extract_kafka_types.table(KAFKA_HOME)
+    return extract_kafka_types.table(dists.build(line))
 
 
 def test_the_type_table_is_kafkas_own(from_kafka):

@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from mm2_ambari import cli
-from mm2_core import javaprops, render
+from mm2_core.formats import javaprops
+from mm2_core.rendering import render
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLES = os.path.join(REPO, "examples")

@@ -9,7 +9,7 @@ import pytest
 from mm2_ambari import configplan, credentials, deployfile, masking, render_cmd
 from mm2_ambari.configplan import StackDefaults
 from mm2_ambari.errors import BadInput
-from mm2_core import names
+from mm2_core.config import names
 
 PEM = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----"
 

@@ -1,5 +1,5 @@
 # py3-only: hypothesis and PyYAML
-"""mm2_core.yamlish agrees with yaml.safe_load on its subset, and never disagrees silently."""
+"""mm2_core.formats.yamlish agrees with yaml.safe_load on its subset, and never disagrees silently."""
 import json
 import re
 
@@ -7,7 +7,7 @@ import yaml
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from mm2_core import yamlish
+from mm2_core.formats import yamlish
 
 # --- a generator of documents inside the subset, in several styles --------------------------
 

@@ -7,7 +7,7 @@ import sys
 
 import pyspark
 
-from mm2_core import names
+from mm2_core.config import names
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 for path in (os.path.join(TESTS, "agent"), os.path.join(TESTS, "fixtures", "fake_kafka")):

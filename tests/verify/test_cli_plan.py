@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from mm2_core import names
+from mm2_core.config import names
 from mm2_verify import cli
 from mm2_verify_job import job
 

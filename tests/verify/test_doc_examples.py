@@ -19,7 +19,7 @@ import sys
 
 import pytest
 
-from mm2_core import names
+from mm2_core.config import names
 from mm2_verify import synth
 
 from verify_pairs import LAYOUT

@@ -3,7 +3,7 @@
 
 Two one-node KRaft clusters (../shared/kafka), MM2 started by hand with connect-mirror-maker.sh,
 and mm2-verify run as an operator runs it (the console script in its own process) with Spark's
-own Kafka connector (../shared/spark-kafka, --kafka-connector).  The expectations come from the
+own Kafka connector (official, from Maven Central: realkafka.artifacts; --kafka-connector).  The expectations come from the
 clusters themselves (console tools), never from the job:
 
 - after a clean run: OK, exactly the topics MM2 replicates (look-alike names, MM2's default
@@ -22,11 +22,12 @@ import time
 
 import pytest
 
+from realkafka import artifacts
 from realkafka import cluster as rk
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CONNECTOR = rk.shared_dir("spark-kafka")
-REASON = rk.skip_reason() or (None if CONNECTOR else "no ../shared/spark-kafka (Spark's Kafka connector jars)")
+REASON = rk.skip_reason() or artifacts.skip_reason("spark-kafka")
+CONNECTOR = None if REASON else artifacts.spark_kafka_dir()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
 
 SOURCE_TOPICS = {"orders": 2, "legacy-orders": 1, "orders.replica": 1, "payments": 1}

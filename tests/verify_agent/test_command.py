@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from mm2_core import names
+from mm2_core.config import names
 
 import fake_spark
 from agent_support import FakeSite

@@ -5,7 +5,9 @@ import json
 
 import pytest
 
-from mm2_core import javaprops, names, render, schema
+from mm2_core.config import names, schema
+from mm2_core.formats import javaprops
+from mm2_core.rendering import render
 from mm2_verify_job import job, plan
 
 KEYTAB = "/etc/security/keytabs/mm2.service.keytab"

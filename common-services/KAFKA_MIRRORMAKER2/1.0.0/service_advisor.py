@@ -4,7 +4,8 @@
 Ambari's stack advisor runs this file on the server (Python 2.7 on Ambari 2.7.x, Python 3 on
 Ambari 3) for the wizard, config changes and blueprints. It is a thin adapter: it turns Ambari's
 advisor input (services.json / hosts.json) into plain values, lets the pure core mm2_core decide
-(advice.py: recommendations; topology.py: validation; placement rules for driver hosts) and
+(advisor/advice.py: recommendations; rendering/render.validate: validation; model/placement.py:
+placement rules for driver hosts) and
 turns the answers back into Ambari's structures.
 
 An exception in a service advisor breaks the wizard page, so every entry point catches,
@@ -63,15 +64,19 @@ def _import_core():
     scripts = os.path.join(SCRIPT_DIR, "package", "scripts")
     sys.path.insert(0, scripts)
     try:
-        from mm2_core import advice, names, placement, topology, versions
-        return advice, names, placement, topology, versions
+        from mm2_core.advisor import advice
+        from mm2_core.config import local_kafka, names, problems
+        from mm2_core.kafka import versions
+        from mm2_core.model import parse, placement
+        from mm2_core.rendering import render
+        return advice, local_kafka, names, parse, placement, problems, render, versions
     finally:
         if scripts in sys.path:
             sys.path.remove(scripts)
 
 
 service_advisor = _load_parent()
-advice, names, placement, topology, versions = _import_core()
+advice, local_kafka, names, parse, placement, problems, render, versions = _import_core()
 
 
 def _properties(configurations, config_type):
@@ -138,12 +143,19 @@ class KAFKA_MIRRORMAKER2100ServiceAdvisor(service_advisor.ServiceAdvisor):
                 return name
         return None
 
-    def _stack_kafka_version(self, services):
+    def _cluster_kafka_version(self, services):
+        """The KAFKA service's version when the cluster runs (or is adding) one, else None."""
         for service in (services or {}).get("services") or []:
             info = service.get("StackServices") or {}
             if info.get("service_name") == names.KAFKA_SERVICE:
                 return info.get("service_version")
         return None
+
+    def _stack_kafka_version(self, services):
+        """The cluster's KAFKA version, else that of the Kafka package the stack installs on drivers."""
+        stack = (services or {}).get("Versions") or {}
+        return advice.stack_kafka_version(self._cluster_kafka_version(services), stack.get("stack_name"),
+                                          stack.get("stack_version"))
 
     def _current(self, services, recommended=None):
         """Plain {type: {name: value}} of the advisor input; other services' fresh recommendations win
@@ -157,7 +169,7 @@ class KAFKA_MIRRORMAKER2100ServiceAdvisor(service_advisor.ServiceAdvisor):
     def _local_kafka(self, services, current):
         brokers = self.getHostsForComponent(services, names.KAFKA_SERVICE, names.KAFKA_BROKER)
         ranger = (current.get("ranger-kafka-plugin-properties") or {}).get("ranger-kafka-plugin-enabled", "")
-        return advice.describe_local_kafka(
+        return local_kafka.describe_local_kafka(
             brokers, current.get("kafka-broker"), current.get("kafka-env"),
             security_enabled=self.isSecurityEnabled(services),
             ranger_kafka_enabled=ranger.strip().lower() == "yes")
@@ -185,14 +197,15 @@ class KAFKA_MIRRORMAKER2100ServiceAdvisor(service_advisor.ServiceAdvisor):
                                                               self._stack_kafka_version(services))
         local = self._local_kafka(services, current)
         # The core validator: the same checks the agent runs before it writes any file.
-        found = topology.validate(current, version, local_kafka=local)
-        found += advice.installation_problems(current.get(names.ENV), self._stack_kafka_version(services))
-        if not any(p.level == topology.ERROR for p in found):
-            found += advice.listener_problems(topology.build_topology(current, version, local_kafka=local), local)
-        problems = [(p.config_type, p.name, p.level, p.message) for p in found]
-        if not any(level == topology.ERROR for _, _, level, _ in problems):
-            problems.extend(self._placement_problems(services, current, version, local))
-        return self._to_items(problems, version, origin)
+        found = render.validate(current, version, local_kafka=local)
+        found += advice.installation_problems(current.get(names.ENV), self._stack_kafka_version(services),
+                                              cluster_runs_kafka=self._cluster_kafka_version(services) is not None)
+        if not any(p.level == problems.ERROR for p in found):
+            found += advice.listener_problems(parse.build_topology(current, version, local_kafka=local), local)
+        items = [(p.config_type, p.name, p.level, p.message) for p in found]
+        if not any(level == problems.ERROR for _, _, level, _ in items):
+            items.extend(self._placement_problems(services, current, version, local))
+        return self._to_items(items, version, origin)
 
     def _placement_problems(self, services, current, version, local):
         """Which driver host serves which target (config groups): the --clusters heartbeat pitfall,
@@ -200,7 +213,7 @@ class KAFKA_MIRRORMAKER2100ServiceAdvisor(service_advisor.ServiceAdvisor):
         drivers = self.getHostsForComponent(services, names.SERVICE, names.COMPONENT)
         if not drivers:
             return []
-        topo = topology.build_topology(current, version, local_kafka=local)
+        topo = parse.build_topology(current, version, local_kafka=local)
         aliases = topo.aliases
         default = placement.parse_targets((current.get(names.DRIVER) or {}).get("target.clusters"))
         # Unknown aliases in the default value are the core validator's to report.
@@ -212,7 +225,7 @@ class KAFKA_MIRRORMAKER2100ServiceAdvisor(service_advisor.ServiceAdvisor):
                 groups.append((group.get("hosts") or [], props["target.clusters"]))
         targets = advice.host_targets(drivers, ",".join(default), groups)
         flows = [(f.source, f.target) for f in topo.enabled_flows]
-        from mm2_core import connect_mode
+        from mm2_core.connect import connect_mode
         if connect_mode.run_mode(current) == connect_mode.CONNECT:
             return connect_mode.placement_problems(flows, targets)
         findings = placement.check_placement(

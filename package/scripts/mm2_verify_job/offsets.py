@@ -35,7 +35,7 @@ def offsets_wanted(spec):
 def read_checkpoints(spark, spec):
     """{(group, source topic, partition): (upstream, downstream)}: the last checkpoint per key of
     the flow's checkpoints topic on the target (compacted on that key)."""
-    from mm2_core import kafka_tools
+    from mm2_core.host import kafka_tools
     F = _functions()
     options = kafka_read_options(spec["target"]["options"],
                                  pattern=checkpoint_topic_pattern(spec["source_alias"], spec["separator"]),

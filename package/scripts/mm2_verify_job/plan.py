@@ -4,7 +4,7 @@ Used by the agent side (package/scripts/verify_replication.py) and by `mm2-verif
 --ambari-config`.  Python 2.7 and 3, standard library and mm2_core only.
 
 - flows and cluster client settings come from the rendering of this host's MM2 files
-  (mm2_core.render: simple and advanced topology alike, security exactly as MM2 uses it);
+  (mm2_core.rendering.render: simple and advanced topology alike, security exactly as MM2 uses it);
 - the verify.* properties of kafka-mm2-replication choose flows, topics and the time range;
 - choose_spark decides between YARN and local[*] and finds spark-submit;
 - the job plan (a JSON file, mode 0600, since it carries the clusters' passwords) lists one
@@ -13,8 +13,8 @@ Used by the agent side (package/scripts/verify_replication.py) and by `mm2-verif
 import os
 import re
 
-from mm2_core import names, schema
-from mm2_core import text as _t   # the module: alert reloads drop mm2_core modules (Python 2 clears
+from mm2_core.config import names, schema
+from mm2_core.formats import text as _t   # the module: alert reloads drop mm2_core modules (Python 2 clears
                                  # a dropped module's globals under functions imported from it)
 
 from mm2_verify_job.job import split_patterns
@@ -67,13 +67,13 @@ def verify_settings(configurations):
 # ---------------------------------------------------------------- flows and clusters
 
 def view_from_rendering(rendering, secrets=None):
-    """(flows, clusters) from the rendering of this host's MM2 files (mm2_core.render).
+    """(flows, clusters) from the rendering of this host's MM2 files (mm2_core.rendering.render).
 
     The flows are the enabled ones of the topology with their topics settings and replication
     policy; each cluster's Kafka client settings are exactly the security settings MM2 itself
     uses (kafka_tools.client_properties of the rendered properties, secrets resolved).
     """
-    from mm2_core import kafka_tools
+    from mm2_core.host import kafka_tools
     topo = rendering.topology
     flows = []
     for flow in topo.enabled_flows:

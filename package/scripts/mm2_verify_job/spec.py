@@ -10,8 +10,8 @@ import json
 import re
 import time
 
-from mm2_core import names as _names
-from mm2_core import schema as _schema
+from mm2_core.config import names as _names
+from mm2_core.config import schema as _schema
 
 
 REPORT_VERSION = 1

@@ -1,0 +1,1 @@
+"""What the service advisor recommends, as pure functions of plain values."""
