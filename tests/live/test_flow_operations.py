@@ -294,7 +294,8 @@ def test_failed_task_heals_itself_after_the_fault_is_fixed(setup, mpack, drivers
     b.tool("kafka-configs", "--bootstrap-server", b.bootstrap, "--alter", "--entity-type", "topics",
            "--entity-name", "A." + topic, "--add-config", "max.message.bytes=1048588")
     wait_count(b, "A." + topic, 21, timeout=240)
-    rk.wait_until(lambda: states(port)[source] == ("RUNNING", ["RUNNING"]), 60, what="A->B running again")
+    rk.wait_until(lambda: (lambda st: st[0] == "RUNNING" and set(st[1]) == {"RUNNING"})(states(port)[source]), 60,
+                  what="A->B running again")
     # healthy for its last back-off: OK again, and the text still tells what the healer did in the last hour
     alert = rk.wait_until(lambda: (lambda a: a if a[0] == "OK" else None)(d.alerts()["mm2_connector_tasks"]), 120,
                           interval=5, what="the tasks alert to be OK again")
