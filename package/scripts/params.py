@@ -116,6 +116,7 @@ mm2_heap_opts = _env("mm2_heap_opts")
 mm2_jvm_opts = _env("mm2_jvm_opts") or ""
 mm2_start_timeout = as_int(_env("mm2_start_timeout_seconds"), "mm2_start_timeout_seconds")
 mm2_stop_timeout = as_int(_env("mm2_stop_timeout_seconds"), "mm2_stop_timeout_seconds")
+mm2_local_kafka_wait = as_int(_env("mm2_local_kafka_wait_seconds"), "mm2_local_kafka_wait_seconds")
 
 # ---- logging: log4j 1 properties up to 3.x, log4j2 YAML from 4.0 (KIP-653)
 mm2_log_max_file_size = _get(names.LOG4J, "mm2_log_max_file_size")

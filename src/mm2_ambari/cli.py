@@ -78,7 +78,8 @@ def main(argv=None):
     if command in choices:  # unknown options first: argparse would only say a required one is missing
         sub = choices[command]
         known = [o for action in sub._actions for o in action.option_strings]
-        unknown = [a for a in argv if a.startswith("--") and a != "--" and not any(
+        own = argv[:argv.index("--")] if "--" in argv else argv  # after `--`: a wrapped command line (import-mm1)
+        unknown = [a for a in own if a.startswith("--") and not any(
             o.startswith(a.split("=", 1)[0]) for o in known)]
         if unknown:
             sys.stderr.write(unknown_arguments("mm2-ambari " + command, unknown, sub) + "\n")

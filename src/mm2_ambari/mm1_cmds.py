@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 
@@ -381,18 +382,26 @@ def seed(args, workdir, log):
     topic = args.offsets_topic or mm1_offsets.offsets_topic(imp.source)
 
     # 1. MirrorMaker 1 must be stopped: its group has no member left
-    state_out = tools.run([tools.tool("kafka-consumer-groups.sh"), "--bootstrap-server", src, "--command-config",
-                           source_cfg, "--describe", "--group", group, "--state"], "reading group %s" % group)
-    state, members = mm1_offsets.parse_group_state(state_out, group)
-    if state is None or state == "Dead":
+    state = members = None
+    for attempt in range(3):       # a group between two states may be described as nothing for a moment
+        state_out = tools.run([tools.tool("kafka-consumer-groups.sh"), "--bootstrap-server", src, "--command-config",
+                               source_cfg, "--describe", "--group", group, "--state"], "reading group %s" % group)
+        state, members = mm1_offsets.parse_group_state(state_out, group)
+        if state not in (None, "Dead"):
+            break
+        time.sleep(2)
+    groups_out = tools.run([tools.tool("kafka-consumer-groups.sh"), "--bootstrap-server", src, "--command-config",
+                            source_cfg, "--describe", "--group", group, "--offsets"], "reading group %s" % group)
+    committed = mm1_offsets.parse_group_offsets(groups_out, group)
+    if state in (None, "Dead"):
+        if committed:
+            raise OperationFailed("cannot tell whether MirrorMaker 1 still runs: the state of group %s on %s could "
+                                  "not be read (%s); run the command again" % (group, src, _tail(state_out, 300)))
         raise BadInput("consumer group %s does not exist on %s: is it MirrorMaker 1's group (group.id of %s)?"
                        % (group, src, options["consumer.config"]))
     if members:
         raise BadInput("MirrorMaker 1 still runs: its group %s has %d member(s) (state %s). Stop every "
                        "MirrorMaker 1 process first; a clean stop commits what it copied" % (group, members, state))
-    groups_out = tools.run([tools.tool("kafka-consumer-groups.sh"), "--bootstrap-server", src, "--command-config",
-                            source_cfg, "--describe", "--group", group, "--offsets"], "reading group %s" % group)
-    committed = mm1_offsets.parse_group_offsets(groups_out, group)
     if not committed:
         raise BadInput("consumer group %s has no committed offsets on %s: nothing to continue from" % (group, src))
 

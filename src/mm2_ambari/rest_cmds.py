@@ -1,4 +1,5 @@
-"""REST subcommands of mm2-ambari: deploy, configure, restart, status, alerts, check, run, remove.
+"""REST subcommands of mm2-ambari: deploy, configure, restart, status, alerts, check, run, upgrade,
+remove-host, remove.
 
 Exit codes: 0 ok, 1 the operation failed (Ambari error, failed request, unreachable server),
 2 bad input (file, options, missing credentials).
@@ -12,7 +13,7 @@ import warnings
 from urllib.parse import urlsplit
 
 from mm2_core.config import names
-from mm2_ambari import ambari_state, credentials, deployfile, masking, ops
+from mm2_ambari import ambari_state, credentials, deployfile, host_cmds, masking, ops, upgrade_cmd
 from mm2_ambari.ambari_api import AmbariClient
 from mm2_ambari.errors import EXIT_BAD_INPUT, EXIT_FAILED, BadInput, Mm2AmbariError
 from mm2_ambari.waiter import Waiter
@@ -95,6 +96,9 @@ def register(subparsers):
     p.add_argument("action", choices=sorted(names.FLOW_COMMANDS), help="what to do with the flow")
     p.add_argument("--flow", required=True, metavar="SOURCE->TARGET", help="the flow, e.g. --flow A->B")
     p.set_defaults(func=_command(ops.flow_command))
+    upgrade_cmd.register(subparsers, common, conn_file).set_defaults(
+        func=upgrade_cmd.release_first(_command(upgrade_cmd.upgrade), report))
+    host_cmds.register(subparsers, common).set_defaults(func=_command(host_cmds.remove_host))
 
     p = subparsers.add_parser("remove", parents=[common, conn_file], help="stop and delete the service",
                               description="Stop %s, delete its host components and the service (Ambari "

@@ -161,7 +161,8 @@ def main(argv=None):
         return job.EXIT_OK
     known = [o for parser in (job.build_parser(), wrapper_parser()) for action in parser._actions
              for o in action.option_strings]
-    unknown = [a for a in job_argv if a.startswith("--") and a != "--" and not any(
+    options = job_argv[:job_argv.index("--")] if "--" in job_argv else job_argv
+    unknown = [a for a in options if a.startswith("--") and not any(
         o.startswith(a.split("=", 1)[0]) for o in known)]
     if unknown:  # named with a 'did you mean'; values are never echoed (a --*-kafka value may be a secret)
         from mm2_ambari.cli import unknown_arguments

@@ -189,6 +189,14 @@ def check_inspection(argv):
     assert all(a.startswith(("/", "-")) for a in argv[1:]), "read-only look at absolute paths on a host: %s" % argv
 
 
+def check_kill(argv):
+    assert argv[1:] and all(PLACEHOLDER_ARG.match(a) or re.match(r"^-(TERM|KILL|9|15)$", a) for a in argv[1:]), \
+        "kill takes a <pid> placeholder (and a signal): %s" % argv
+
+
+PLACEHOLDER_ARG = re.compile(r"^<[a-z][a-z -]*>$")
+
+
 # (what the rule is for, does it apply to argv, what to do: "run" or a check taking argv [, env])
 RULES = [
     ("shell variables", lambda a: not a or a[0] == "export", None),
@@ -215,6 +223,7 @@ RULES = [
     ("activate a virtualenv outside the checkout", lambda a: a[0] in (".", "source"), check_activate),
     ("pipx install", lambda a: a[:2] == ["pipx", "install"], check_pipx_install),
     ("look at files on a host", lambda a: a[0] in ("ls", "ps"), check_inspection),
+    ("stop a stray process on a host (never run)", lambda a: a[0] == "kill", check_kill),
     ("a benchmark (minutes of timing: not run here)", lambda a: len(a) > 1 and a[1].startswith("benchmarks/"),
      check_benchmark),
 ]

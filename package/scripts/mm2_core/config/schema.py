@@ -18,7 +18,7 @@ class Property(object):
                  property_type=None, overridable=True, empty_value_valid=False, entries=None,
                  minimum=None, maximum=None, unit=None, require_input=False,
                  editable_only_at_install=False, read_only=False, content_file=None,
-                 show_property_name=True, depends_on=(), visible=True):
+                 show_property_name=True, depends_on=(), visible=True, not_in_theme=None):
         if value_type == "password" or property_type == "PASSWORD":
             value_type, property_type = "password", "PASSWORD"
             empty_value_valid = True
@@ -42,6 +42,8 @@ class Property(object):
         self.depends_on = tuple(depends_on)  # ((config_type, name), ...)
         self.visible = visible
         self.refresh_command = None   # (component, command), set below for the properties a running driver can take live
+        # Every property is on a tab of themes/theme.json unless this says why not (build.py checks it).
+        self.not_in_theme = not_in_theme
 
     @property
     def is_secret(self):
@@ -49,6 +51,10 @@ class Property(object):
 
     def __repr__(self):
         return "Property(%r)" % (self.name,)
+
+
+# Connect mode's settings are edited under Advanced kafka-mm2-env / kafka-mm2-driver (no theme tab of their own yet).
+_CONNECT_MODE_NOT_IN_THEME = "connect mode (issue 23): shown in the Advanced sections; no theme tab yet"
 
 
 class ConfigType(object):
@@ -74,6 +80,12 @@ class ConfigType(object):
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 SASL_MECHANISMS = ("GSSAPI", "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 ROLES = ("source", "target")
+
+# Why some properties are not on a theme tab (the web UI still lists them under Advanced <type>).
+_TEMPLATE_TEXT = ("a whole file as template text: edited in its own text area under Advanced <type>, as the "
+                  "stack services' *-env and log4j templates are")
+_KERBEROS_IDENTITY = ("filled in by Ambari's Kerberos wizard from kerberos.json; changed on Admin > Kerberos, "
+                      "not by hand")
 
 
 def _choices(values):
@@ -168,7 +180,9 @@ def _cluster_properties(role):
 ENV = ConfigType(names.ENV, "MirrorMaker 2 process environment", [
     Property("mm2_user", "mm2", "MirrorMaker 2 user",
              "Service user that runs the MM2 process and owns its files.",
-             value_type="user", property_type="USER", overridable=False),
+             value_type="user", property_type="USER", overridable=False,
+             not_in_theme="a service account: Ambari shows USER properties on the Misc tab of the Add Service "
+                          "wizard and under Advanced kafka-mm2-env; it is fixed after install"),
     Property("mm2_log_dir", "/var/log/kafka-mm2", "Log directory",
              "Where MM2 writes mirrormaker.log and its stdout.", value_type="directory"),
     Property("mm2_pid_dir", "/var/run/kafka-mm2", "PID directory",
@@ -211,17 +225,26 @@ ENV = ConfigType(names.ENV, "MirrorMaker 2 process environment", [
              "failed tasks restarted automatically.",
              value_type="value-list", entries=[("dedicated", "dedicated (connect-mirror-maker.sh)"),
                                                ("connect", "connect (Kafka Connect worker + REST)")],
-             overridable=False),
+             overridable=False,
+             not_in_theme=_CONNECT_MODE_NOT_IN_THEME),
     Property("mm2_autorestart_enabled", "true", "Restart failed connectors and tasks",
              "Connect mode: a healer process restarts FAILED connectors and tasks with back-off.",
-             value_type="boolean", overridable=False),
+             value_type="boolean", overridable=False,
+             not_in_theme=_CONNECT_MODE_NOT_IN_THEME),
     Property("mm2_autorestart_max_restarts", "10", "Automatic restarts before giving up",
              "Connect mode: restarts of one connector (with its failed tasks) before the healer gives up on it "
-             "and the tasks alert says so.", value_type="int", minimum="1", maximum="1000", overridable=False),
+             "and the tasks alert says so.", value_type="int", minimum="1", maximum="1000", overridable=False,
+             not_in_theme=_CONNECT_MODE_NOT_IN_THEME),
     Property("mm2_autorestart_backoff_unit_seconds", "60", "Back-off unit of automatic restarts",
              "The n-th restart waits unit x n x (n+1), at most 60 units: with 60 s, Strimzi's 0, 2, 6, 12, 20, "
              "30, 42, 56, 60 minutes.", value_type="int", minimum="1", maximum="3600", unit="seconds",
-             overridable=False),
+             overridable=False,
+             not_in_theme=_CONNECT_MODE_NOT_IN_THEME),
+    Property("mm2_local_kafka_wait_seconds", "300", "Wait for this cluster's Kafka",
+             "When a flow this driver runs reads from or writes to this Ambari cluster's own Kafka, start "
+             "first waits up to this long for one of its brokers to accept connections (after a host "
+             "reboot, Service Auto Start may start MirrorMaker 2 before the brokers). 0: do not wait.",
+             value_type="int", minimum="0", maximum="1200", unit="seconds"),
     Property("mm2_metrics_enabled", "true", "Expose metrics over HTTP",
              "Run the Prometheus JMX exporter Java agent so alerts can read MM2 metrics.",
              value_type="boolean"),
@@ -265,13 +288,20 @@ ENV = ConfigType(names.ENV, "MirrorMaker 2 process environment", [
              "HTTP Basic password of the metrics user.", value_type="password"),
     Property("mm2_principal_name", "", "MirrorMaker 2 principal",
              "Kerberos principal of MM2 (set by Ambari's Kerberos wizard).",
-             property_type="KERBEROS_PRINCIPAL", empty_value_valid=True),
+             property_type="KERBEROS_PRINCIPAL", empty_value_valid=True, not_in_theme=_KERBEROS_IDENTITY),
     Property("mm2_keytab", "", "MirrorMaker 2 keytab",
              "Keytab of the principal above (set by Ambari's Kerberos wizard).",
-             empty_value_valid=True),
+             empty_value_valid=True, not_in_theme=_KERBEROS_IDENTITY),
+    Property("mpack_version", "", "Mpack release of these settings",
+             "The mpack release `mm2-ambari upgrade` last reconciled these settings for (new properties "
+             "added, alert definitions updated). Its change flags the drivers Restart Required, so they "
+             "pick up the new release's scripts. Empty: never reconciled (installed with this release, "
+             "or not upgraded yet).", empty_value_valid=True, overridable=False,
+             not_in_theme="bookkeeping that mm2-ambari upgrade writes; nothing to set by hand (shown under "
+                          "Advanced kafka-mm2-env)"),
     Property("content", "", "mm2-env.sh template",
              "Environment of the MM2 process (Jinja template).", value_type="content",
-             content_file="mm2-env.sh.j2", show_property_name=False),
+             content_file="mm2-env.sh.j2", show_property_name=False, not_in_theme=_TEMPLATE_TEXT),
 ])
 
 CLUSTERS = ConfigType(names.CLUSTERS, "Clusters MirrorMaker 2 connects", [
@@ -406,10 +436,12 @@ DRIVER = ConfigType(names.DRIVER, "Per-host driver settings (use config groups)"
     Property("connect.group.id", "mm2-connect", "Connect group (connect mode)",
              "Connect mode: group.id of the worker; its internal topics on the target are <group>-configs.internal, "
              "<group>-offsets.internal and <group>-status.internal. Give each Ambari cluster writing into the "
-             "same target its own group."),
+             "same target its own group.",
+             not_in_theme=_CONNECT_MODE_NOT_IN_THEME),
     Property("connect.rest.port", "8093", "Connect REST port (connect mode)",
              "Connect mode: the Kafka Connect worker's REST API, bound to 127.0.0.1 only (the control plane "
-             "of the flows on this host).", value_type="int", minimum="1024", maximum="65535"),
+             "of the flows on this host).", value_type="int", minimum="1024", maximum="65535",
+             not_in_theme=_CONNECT_MODE_NOT_IN_THEME),
 ])
 
 LOG4J = ConfigType(names.LOG4J, "MirrorMaker 2 logging", [
@@ -420,10 +452,10 @@ LOG4J = ConfigType(names.LOG4J, "MirrorMaker 2 logging", [
              "How many rolled log files are kept.", value_type="int", minimum="1", maximum="1000"),
     Property("content", "", "log4j template (Kafka up to 3.x)",
              "log4j 1 properties used with Kafka 2.4 to 3.9.", value_type="content",
-             content_file="log4j.properties.j2", show_property_name=False),
+             content_file="log4j.properties.j2", show_property_name=False, not_in_theme=_TEMPLATE_TEXT),
     Property("log4j2_content", "", "log4j2 template (Kafka 4.x)",
              "log4j2 YAML used with Kafka 4.x.", value_type="content",
-             content_file="log4j2.yaml.j2", show_property_name=False),
+             content_file="log4j2.yaml.j2", show_property_name=False, not_in_theme=_TEMPLATE_TEXT),
 ])
 
 CUSTOM = ConfigType(names.CUSTOM, "Custom MM2 properties, passed through after validation", [],
