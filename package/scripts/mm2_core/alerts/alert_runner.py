@@ -6,6 +6,7 @@ comes back as UNKNOWN with the reason, because the script runs inside the Ambari
 """
 import os
 import socket
+import time
 
 from mm2_core.alerts import alert_config as cfg
 from mm2_core.alerts import checkpoints, evaluation, heartbeats, lag, latency, partitions, tasks
