@@ -14,6 +14,7 @@ from resource_management.core.exceptions import Fail
 from resource_management.core.logger import Logger
 
 from mm2_core.config import names
+from mm2_core.config.config_values import parse_bool
 from mm2_core.formats.text import text, to_text
 from mm2_core.host import kafka_tools
 
@@ -57,7 +58,7 @@ def _checkpoint_rewrite_seconds(rendering, flow):
 def _internal_separator_enabled(rendering):
     for key, value in rendering.properties:
         if key == "replication.policy.internal.topic.separator.enabled":
-            return text(value).strip().lower() != "false"
+            return parse_bool(value) is not False
     return True
 
 

@@ -87,7 +87,7 @@ def served_targets(params):
 
 def check_placement(params, rendering):
     """What this host can decide about --clusters and several drivers (the advisor sees more)."""
-    from mm2_core.advisor import advice
+    from mm2_core.model import resolved
     topo = rendering.topology
     flows = [(f.source, f.target) for f in topo.enabled_flows]
     import mm2_connect
@@ -100,7 +100,7 @@ def check_placement(params, rendering):
         if errors:
             raise Fail(u"\n".join(text(e) for e in errors))
         return
-    heartbeats = advice.heartbeats_enabled(params.plain_configurations())
+    heartbeats = resolved.resolve(topo).emits_heartbeats
     findings = placement.local_findings(params.hostname, params.driver_hosts, served_targets(params),
                                         topo.aliases, flows, params.kafka_version_tuple, heartbeats)
     errors = [f.message for f in findings if f.level == placement.ERROR]

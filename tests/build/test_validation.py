@@ -445,3 +445,20 @@ def test_live_properties_offer_refresh_configs_and_the_rest_a_restart(build_modu
             live = ctype.name in (names.CLUSTERS, names.REPLICATION, names.TOPOLOGY)
             assert commands == ([(names.COMPONENT, "reload_configs")] if live else []), (ctype.name,
                                                                                         prop.findtext("name"))
+
+
+def test_alerts_are_written_from_the_registry(repo_copy, build_module):
+    """alerts.json and the alert scripts come from mm2_core/alerts/registry.py: a registry change not
+    written out (or a hand edit) fails the build at the first differing line; --generate-alerts fixes it."""
+    registry_rel = "package/scripts/mm2_core/alerts/registry.py"
+    replace_in(_path(repo_copy, registry_rel), 'label="MirrorMaker 2 Replication Lag"',
+               'label="MirrorMaker 2 Record Lag"')
+    rel = SERVICE + "/alerts.json"
+    _expect(build_module, repo_copy, rel, _line_of(repo_copy, rel, '"MirrorMaker 2 Replication Lag"'),
+            "differs from the alert registry", "build.py --generate-alerts")
+    _expect(build_module, repo_copy, "package/alerts/alert_mm2_lag.py", 1, "differs from the alert registry")
+    written = build_module.generate_alerts(repo_copy)
+    assert rel in written and "package/alerts/alert_mm2_lag.py" in written
+    assert _problems(build_module, repo_copy) == []
+    with io.open(_path(repo_copy, rel), encoding="utf-8") as fh:
+        assert '"label": "MirrorMaker 2 Record Lag"' in fh.read()

@@ -217,6 +217,7 @@ RULES = [
     ("curl to Ambari's REST API", lambda a: a[0] == "curl", check_curl),
     ("pip install", lambda a: os.path.basename(a[0]) == "pip" and a[1:2] == ["install"], check_pip_install),
     ("the test suite or one folder", lambda a: a[:2] == ["bash", "tests/run.sh"] or
+     a[:2] in (["bash", "tests/realserver/run.sh"], ["bash", "tests/realserver/build.sh"]) or
      ("-m" in a and a[a.index("-m") + 1:a.index("-m") + 2] == ["pytest"]), check_test_run),
     ("a virtualenv outside the checkout", lambda a: re.match(r"^python3(\.\d+)?$", a[0]) is not None and
      a[1:3] == ["-m", "venv"], check_venv),

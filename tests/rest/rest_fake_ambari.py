@@ -417,11 +417,15 @@ def stack_defaults():
 
 
 def _default_value(prop):
+    """The default as the built configuration XML holds it, hence as the real server serves it: a content
+    property's template without trailing whitespace (mpack_build.configuration_xml.content_default; found
+    by tests/realserver/test_fake_vs_real.py, the fake had served the raw template file)."""
     if prop.content_file:
-        path = os.path.join(REPO, "package", "templates", prop.content_file)
-        if os.path.exists(path):
-            with open(path, encoding="utf-8") as fh:
-                return fh.read()
+        import sys
+        if REPO not in sys.path:
+            sys.path.insert(0, REPO)
+        from mpack_build.configuration_xml import content_default
+        return content_default(REPO, prop)
     return prop.default
 
 

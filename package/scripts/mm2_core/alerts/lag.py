@@ -5,7 +5,7 @@ import time
 from mm2_core.alerts import metrics as m
 from mm2_core.alerts.evaluation import (CRITICAL, OK, UNKNOWN, WARNING, Result, fmt_int, fmt_number, ordered_lines,
                                         resolver_for, worst)
-from mm2_core.alerts.partitions import WAITING, lag_by_partition, stalled_partitions
+from mm2_core.alerts.partitions import WAITING, lag_by_partition, source_partitions, stalled_partitions
 from mm2_core.alerts.tasks import TASKS_STARTUP_GRACE
 
 
@@ -39,6 +39,21 @@ def evaluate_lag(snap, flows, expected_names, thresholds, nowhere=None, held=())
             entry[3] = (topic, partition)
     stalls = stalled_partitions(snap, resolver, lags)
     per_flow = {}
+    here = {}
+    for flow, _, _, _, _ in source_partitions(snap, resolver):
+        here[flow.name] = here.get(flow.name, 0) + 1
+    for name, count in here.items():
+        if name not in per and name in resolver.by_name and not name.startswith("one of "):
+            # replicated here, but every consumer of its partitions also reads other flows' topics
+            line = ("%s: %d partitions here; their consumer lag cannot be attributed to this flow alone "
+                    "(before Kafka 3.5 the replication consumers have generated client ids, and the flows "
+                    "of this process replicate topics of the same names)" % (name, count))
+            state = OK
+            stalled = stalls.get(name)
+            if stalled is not None:
+                state = WARNING
+                line += "; " + stalled.text()
+            per_flow[name] = (state, line)
     for name, (count, total, top, tp) in per.items():
         flow = resolver.by_name.get(name)
         remote = flow.remote_topic(tp[0]) if flow is not None and flow.source != "?" else None

@@ -1,0 +1,128 @@
+"""A real Ambari 3 agent (../shared/ambari/trunk, Python 3.9) registered with a server.AmbariServer.
+
+    a = RealAgent(srv, workdir); a.start(); a.wait_registered(); ...; a.stop()
+
+Everything lives under workdir (ini, data prefix, cache, keys, logs, pid file); the agent is a child process
+stopped by its pid. It connects to the server's one-way (certificate signing) and two-way (STOMP over TLS)
+ports on 127.0.0.1 and registers this host under its fully qualified name (socket.getfqdn(), as the agent
+does without a hostname script).
+"""
+import os
+import signal
+import socket
+import subprocess
+import time
+
+import server as srvmod
+
+
+class RealAgent(object):
+    def __init__(self, srv, workdir):
+        self.srv = srv
+        self.workdir = os.path.abspath(workdir)
+        self.hostname = socket.getfqdn()
+        self.dirs = dict((n, os.path.join(self.workdir, n)) for n in
+                         ("conf", "data", "cache", "keys", "log", "run", "tmp"))
+        for path in self.dirs.values():
+            if not os.path.isdir(path):
+                os.makedirs(path)
+        self.agent_src = os.path.join(srvmod.ambari_python_src(), "ambari-agent", "src", "main", "python")
+        with open(os.path.join(self.dirs["data"], "version"), "w") as fh:
+            fh.write(srvmod.AMBARI_VERSION)
+        ini = """[server]
+hostname=127.0.0.1
+url_port={one_way}
+secured_url_port={two_way}
+connect_retry_delay=2
+max_reconnect_retry_delay=5
+
+[agent]
+logdir={log}
+piddir={run}
+prefix={data}
+tmp_dir={tmp}
+cache_dir={cache}
+ping_port={ping}
+loglevel=INFO
+data_cleanup_interval=0
+parallel_execution=0
+tolerate_download_failures=true
+run_as_user=root
+command_file_retention_policy=keep
+
+[security]
+keysdir={keys}
+server_crt=ca.crt
+passphrase_env_var_name=AMBARI_PASSPHRASE
+ssl_verify_cert=0
+force_https_protocol=PROTOCOL_TLSv1_2
+
+[network]
+use_system_proxy_settings=false
+
+[services]
+pidLookupPath={run}
+
+[heartbeat]
+state_interval_seconds=60
+dirs={data}
+log_lines_count=300
+idle_interval_min=1
+idle_interval_max=10
+
+[logging]
+syslog_enabled=0
+
+[python]
+custom_actions_dir={cache}/custom_actions
+""".format(one_way=srv.one_way_port, two_way=srv.two_way_port, ping=srvmod.free_port(), **self.dirs)
+        with open(os.path.join(self.dirs["conf"], "ambari-agent.ini"), "w") as fh:
+            fh.write(ini)
+        self.proc = None
+
+    def env(self):
+        env = dict((k, v) for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME"))
+        common = self.srv.common_py
+        env.update(AMBARI_AGENT_CONF_DIR=self.dirs["conf"], AMBARI_AGENT_LOG_DIR=self.dirs["log"],
+                   AMBARI_PID_DIR=self.dirs["run"], AMBARI_PASSPHRASE=self.srv.passphrase,
+                   PATH=self.srv.dirs["bin"] + os.pathsep + os.environ.get("PATH", ""),
+                   PYTHONPATH=os.pathsep.join([self.agent_src, common, os.path.join(common, "ambari_jinja2"),
+                                               srvmod.agent_site()]))
+        return env
+
+    def start(self):
+        out = open(os.path.join(self.dirs["log"], "ambari-agent.stdout"), "ab")
+        self.proc = subprocess.Popen([self.srv.python, os.path.join(self.agent_src, "ambari_agent", "main.py"), "start"],
+                                     env=self.env(), cwd=self.workdir, stdout=out, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+        out.close()
+
+    def wait_registered(self, timeout=240):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("the agent exited with %s:\n%s" % (self.proc.returncode, self.tail()))
+            status, body = self.srv.get("/api/v1/hosts/%s?fields=Hosts/host_status,Hosts/os_type" % self.hostname)
+            if status == 200:
+                return body["Hosts"]
+            time.sleep(2)
+        raise RuntimeError("the agent did not register within %ds:\n%s" % (timeout, self.tail()))
+
+    def stop(self, timeout=30):
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(30)
+
+    def tail(self, n=40):
+        text = ""
+        for name in ("ambari-agent.log", "ambari-agent.stdout"):
+            path = os.path.join(self.dirs["log"], name)
+            if os.path.exists(path):
+                with open(path, errors="replace") as fh:
+                    text += "==> %s\n%s" % (path, "".join(fh.readlines()[-n:]))
+        return text
