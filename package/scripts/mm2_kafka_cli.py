@@ -24,6 +24,7 @@ TOOL_KILL_GRACE = 10   # seconds between the TERM and the KILL of a tool that ov
 RECENT_RECORDS = 200          # per partition: heartbeats/s x herders, minutes of them
 RECENT_WINDOW_SECONDS = 60    # before Kafka 3.0: how long a read from the beginning may take
 QUIET_MS = 3000               # a bounded read ends after this much quiet (below heartbeat intervals)
+SUBSCRIBE_QUIET_MS = 15000    # the same for a read from the beginning, which joins a group before its first record
 
 
 def _uid_gid(user, group):
@@ -267,8 +268,11 @@ class KafkaCli(object):
         else:
             why = "Kafka %s has no kafka-get-offsets" % ".".join(str(v) for v in self.version)
         started = time.time()
+        # a read from the beginning subscribes (joins a group) first: on a loaded host that alone can outlast
+        # QUIET_MS with no record yet (real 2.8.2: "Processed a total of 0 messages" from a topic of 77)
         result = self.run(kafka_tools.console_consumer(self.home, self.version, self.bootstrap(alias),
-                                                       self.config(alias), topic, mode=mode, timeout_ms=QUIET_MS),
+                                                       self.config(alias), topic, mode=mode,
+                                                       timeout_ms=SUBSCRIBE_QUIET_MS),
                           timeout=window_seconds, keep_output=True)
         result.read_started = started
         if result.code == 124:
