@@ -234,8 +234,11 @@ class KafkaCli(object):
                     return part
                 outs.append(part.out)
             return ToolResult(0, u"\n".join(outs), u"")
+        # MM2's internal compacted topics have one partition: read it by assignment (no group join, which on a
+        # loaded 2.8.2 host outlasted a whole window with 272 checkpoints waiting)
         result = self.run(kafka_tools.console_consumer(self.home, self.version, self.bootstrap(alias),
-                                                       self.config(alias), topic, mode=mode, timeout_ms=10000),
+                                                       self.config(alias), topic, mode=mode, timeout_ms=10000,
+                                                       partition=0, offset=0),
                           timeout=int(rewrite_seconds), keep_output=True)
         if result.code == 124:   # cut by the window: what it read covers a whole re-emission interval
             return ToolResult(0, result.out, result.err)
@@ -268,11 +271,11 @@ class KafkaCli(object):
         else:
             why = "Kafka %s has no kafka-get-offsets" % ".".join(str(v) for v in self.version)
         started = time.time()
-        # a read from the beginning subscribes (joins a group) first: on a loaded host that alone can outlast
-        # QUIET_MS with no record yet (real 2.8.2: "Processed a total of 0 messages" from a topic of 77)
+        # MM2's heartbeats topic has one partition: read it by assignment (a group join first could outlast
+        # QUIET_MS with no record yet: real 2.8.2 read 0 of 77); quiet bound for a loaded host
         result = self.run(kafka_tools.console_consumer(self.home, self.version, self.bootstrap(alias),
                                                        self.config(alias), topic, mode=mode,
-                                                       timeout_ms=SUBSCRIBE_QUIET_MS),
+                                                       timeout_ms=SUBSCRIBE_QUIET_MS, partition=0, offset=0),
                           timeout=window_seconds, keep_output=True)
         result.read_started = started
         if result.code == 124:
