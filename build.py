@@ -34,7 +34,7 @@ from mpack_build.core import Core  # noqa: E402
 from mpack_build.layout import Layout, _assemble, _makedirs, assemble, read_mpack_identity  # noqa: E402,F401
 from mpack_build.paths import RELEASED_NAMES_REL, REPO  # noqa: E402
 from mpack_build.problems import BuildError, Problem, _Invalid, _u  # noqa: E402,F401
-from mpack_build.released_names import current_names  # noqa: E402
+from mpack_build.released_names import current_names, release_problem  # noqa: E402
 from mpack_build.sources import load_json  # noqa: E402
 from mpack_build.tarball import sha256_of, write_tarball  # noqa: E402
 
@@ -88,7 +88,10 @@ def build(out_dir=None, repo=REPO):
 
 
 def record_release(repo=REPO):
-    """Add the current version's names to the released-names file (run when tagging a release)."""
+    """Add the current version's names to the released-names file (run when tagging a release).
+
+    Refuses (BuildError) a version that is recorded already or not higher than the last recorded
+    one: upgrade-mpack only upgrades to a strictly higher version, so each release needs a new one."""
     staging = tempfile.mkdtemp(prefix="mm2-mpack-names-")
     try:
         layout = _assemble(staging, repo)
@@ -97,12 +100,33 @@ def record_release(repo=REPO):
         data = {"releases": {}}
         if os.path.isfile(path):
             data = load_json(path, RELEASED_NAMES_REL).obj
-        data.setdefault("releases", {})[version] = current_names(layout)
+        why_not = release_problem(version, data.setdefault("releases", {}))
+        if why_not:
+            raise BuildError([Problem("mpack.json", 1, why_not)])
+        problems = _validate_layout(layout)
+        if problems:
+            raise BuildError(problems)
+        data["releases"][version] = current_names(layout)
+        commit = _git_head(repo)
+        if commit:
+            data["releases"][version]["commit"] = commit
         with io.open(path, "w", encoding="utf-8") as fh:
             fh.write(_u(json.dumps(data, indent=2, sort_keys=True)) + u"\n")
         return version
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _git_head(repo):
+    """The commit a release is recorded at (tests rebuild the previous release from it), or None."""
+    import subprocess
+    try:
+        proc = subprocess.Popen(["git", "-C", repo, "rev-parse", "HEAD"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        out = proc.communicate()[0].decode("ascii", "replace").strip()
+    except OSError:
+        return None
+    return out if proc.returncode == 0 and len(out) == 40 else None
 
 
 def install_commands(tarball, name):
@@ -137,7 +161,7 @@ def main(argv=None):
     except BuildError as e:
         for problem in e.problems:
             sys.stderr.write("%s\n" % problem)
-        sys.stderr.write("%d problem(s); nothing was built.\n" % len(e.problems))
+        sys.stderr.write("%d problem(s); nothing was built or recorded.\n" % len(e.problems))
         return 1
     name, version = read_mpack_identity(REPO)
     install, upgrade, uninstall = install_commands(tarball, name)
@@ -147,7 +171,8 @@ def main(argv=None):
         "",
         "Install (then restart ambari-server and use Add Service):",
         "  " + install,
-        "Upgrade an installed older version (then restart ambari-server):",
+        "Upgrade an installed older version (then restart ambari-server, and bring each cluster to it:",
+        "mm2-ambari upgrade --mpack=<this tarball>; see docs/install-and-upgrade.md):",
         "  " + upgrade,
         "Uninstall (delete the %s service from every cluster first):" % Core(REPO).names.SERVICE,
         "  " + uninstall,

@@ -10,7 +10,8 @@ Read in this order:
     ambari_rules        what Ambari accepts (element names, types, sections), read from its sources
     checker             Checker: every check of the assembled layout, one mixin per file kind:
       check_mpack_json, check_metainfo, check_configurations, check_themes, check_kerberos,
-      check_role_command_order, check_alerts, check_service_advisor, released_names
+      check_role_command_order, check_alerts, check_service_advisor, released_names,
+      check_theme_coverage (every property on a theme tab or a reason why not)
     compile_check       agent code compiles on Python 2.7 and 3 (3.9 grammar)
     tarball             the reproducible tar.gz and its sha256
 

@@ -128,10 +128,15 @@ class MetainfoChecks(object):
     def _check_config_dependencies(self, rel, service):
         deps = service.find("configuration-dependencies")
         listed = [n.text.strip() for n in deps.findall("config-type")] if deps is not None else []
-        expected = list(self.names.OWN_CONFIG_TYPES) + list(self.names.FOREIGN_CONFIG_TYPES)
+        expected = list(self.names.RESTART_CONFIG_TYPES)
         line = deps.line if deps is not None else service.line
         missing = [t for t in expected if t not in listed]
-        unknown = [t for t in listed if t not in expected]
+        needless = [t for t in listed if t in self.names.NO_RESTART_CONFIG_TYPES]
+        unknown = [t for t in listed if t not in expected and t not in needless]
+        if needless:
+            self.add(rel, line, "<configuration-dependencies> lists %s: every save of it (e.g. Service Auto Start "
+                     "in cluster-env) would flag the drivers 'Restart Required', and agents get it in every "
+                     "command anyway (names.NO_RESTART_CONFIG_TYPES)" % ", ".join(needless))
         if missing:
             self.add(rel, line, "<configuration-dependencies> lacks %s: changing it would not raise 'Restart "
                      "Required'" % ", ".join(missing))

@@ -9,6 +9,7 @@ from .check_metainfo import MetainfoChecks
 from .check_mpack_json import MpackJsonChecks
 from .check_role_command_order import RoleCommandOrderChecks
 from .check_service_advisor import ServiceAdvisorChecks
+from .check_theme_coverage import ThemeCoverageChecks
 from .check_themes import ThemeChecks
 from .configuration_xml import schema_problems
 from .paths import SCHEMA_REL, TEMPLATES_REL
@@ -18,7 +19,7 @@ from .sources import load_json, load_xml
 
 
 class Checker(MpackJsonChecks, MetainfoChecks, ConfigurationChecks, ThemeChecks, KerberosChecks,
-              RoleCommandOrderChecks, AlertChecks, ServiceAdvisorChecks, ReleasedNamesChecks):
+              RoleCommandOrderChecks, AlertChecks, ServiceAdvisorChecks, ReleasedNamesChecks, ThemeCoverageChecks):
     def __init__(self, layout):
         self.layout = layout
         self.core = layout.core
@@ -71,6 +72,7 @@ class Checker(MpackJsonChecks, MetainfoChecks, ConfigurationChecks, ThemeChecks,
         self.check_stack_metainfos(meta)
         self.check_configurations()
         self.check_themes()
+        self.check_theme_coverage()
         self.check_quicklinks()
         self.check_kerberos()
         self.check_role_command_order()

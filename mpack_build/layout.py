@@ -82,6 +82,27 @@ def assemble(staging_dir, repo=REPO, core=None):
     return _assemble(staging_dir, repo, core).root
 
 
+HISTORY = "release-history.json"
+
+
+def _write_release_history(repo, root, version, origin):
+    """release-history.json: the earlier releases' defaults, for `mm2-ambari upgrade` (released_names.py)."""
+    import json
+    from .paths import RELEASED_NAMES_REL
+    from .released_names import release_history
+    path = os.path.join(repo, *RELEASED_NAMES_REL.split("/"))
+    releases = {}
+    if os.path.isfile(path):
+        try:
+            releases = load_json(path, RELEASED_NAMES_REL).obj.get("releases") or {}
+        except (_Invalid, AttributeError):
+            releases = {}  # check_released_names reports it
+    with io.open(os.path.join(root, HISTORY), "w", encoding="utf-8") as fh:
+        fh.write(text_type(json.dumps(release_history(releases, version), indent=1, sort_keys=True)) + u"\n")
+    os.chmod(os.path.join(root, HISTORY), 0o644)
+    origin[HISTORY] = "generated:" + RELEASED_NAMES_REL
+
+
 def _assemble(staging_dir, repo, core=None):
     try:
         name, version = read_mpack_identity(repo)
@@ -108,9 +129,15 @@ def _assemble(staging_dir, repo, core=None):
     shutil.copyfile(os.path.join(repo, "mpack.json"), os.path.join(root, "mpack.json"))
     os.chmod(os.path.join(root, "mpack.json"), 0o644)
     origin["mpack.json"] = "mpack.json"
+    for legal in ("LICENSE", "NOTICE"):  # an Apache-licensed distribution carries both (License, section 4)
+        if os.path.isfile(os.path.join(repo, legal)):
+            shutil.copyfile(os.path.join(repo, legal), os.path.join(root, legal))
+            os.chmod(os.path.join(root, legal), 0o644)
+            origin[legal] = legal
     for top in ("common-services", "stacks"):
         if os.path.isdir(os.path.join(repo, top)):
             _copy_tree(os.path.join(repo, top), os.path.join(root, top), top, origin, top)
+    _write_release_history(repo, root, version, origin)
     service_abs = os.path.join(root, *service_dir.split("/"))
     _copy_tree(os.path.join(repo, "package"), os.path.join(service_abs, "package"),
                service_dir + "/package", origin, "package")

@@ -89,6 +89,7 @@ class MirrorMaker2Driver(Script):
         mm2_service.check_java(params)
         mm2_service.check_metrics_agent(params)
         if not mm2_service.running(params):
+            mm2_service.wait_for_local_kafka(params, rendering)
             import mm2_commands
             mm2_commands.ensure_check_topics(params, rendering)
         mm2_service.start(params, rendering)

@@ -102,6 +102,28 @@ def check_placement(params, rendering):
         raise Fail(u"\n".join(text(e) for e in errors))
 
 
+def wait_for_local_kafka(params, rendering):
+    """Before a START: the local Kafka clusters this host's flows use must have a broker up (bounded)."""
+    from mm2_core.host import broker_wait
+    clusters = broker_wait.local_clusters_in_use(rendering.topology, served_targets(params))
+    limit = params.mm2_local_kafka_wait
+    for alias, bootstrap in clusters:
+        if limit <= 0:
+            return
+        first = broker_wait.wait_for_any_broker(bootstrap, 0)
+        if first.ok:
+            continue
+        Logger.info(u"Waiting up to %d s for this cluster's Kafka (%s: %s) to accept connections "
+                    u"(kafka-mm2-env/mm2_local_kafka_wait_seconds)" % (limit, text(alias), text(bootstrap)))
+        outcome = broker_wait.wait_for_any_broker(bootstrap, limit)
+        if not outcome.ok:
+            raise Fail(u"This cluster's Kafka brokers for %s (%s) did not accept a connection within %d s "
+                       u"(last: %s): start Kafka first, or raise kafka-mm2-env/mm2_local_kafka_wait_seconds"
+                       % (text(alias), text(bootstrap), limit, text(outcome.detail)))
+        Logger.info(u"Kafka broker %s of %s answers after %.0f s" % (text(outcome.detail), text(alias),
+                                                                   outcome.waited))
+
+
 def kinit(params):
     if not (params.security_enabled and params.mm2_keytab and params.mm2_principal and params.kinit_path_local):
         return

@@ -13,6 +13,7 @@ from resource_management.libraries.script.script import Script
 from mm2_core.config import names, schema
 from mm2_core.formats.text import text, to_text
 from mm2_core.host import install, process
+from mm2_core.rendering import templates
 import status_params
 
 config = Script.get_config()
@@ -115,6 +116,7 @@ mm2_heap_opts = _env("mm2_heap_opts")
 mm2_jvm_opts = _env("mm2_jvm_opts") or ""
 mm2_start_timeout = as_int(_env("mm2_start_timeout_seconds"), "mm2_start_timeout_seconds")
 mm2_stop_timeout = as_int(_env("mm2_stop_timeout_seconds"), "mm2_stop_timeout_seconds")
+mm2_local_kafka_wait = as_int(_env("mm2_local_kafka_wait_seconds"), "mm2_local_kafka_wait_seconds")
 
 # ---- logging: log4j 1 properties up to 3.x, log4j2 YAML from 4.0 (KIP-653)
 mm2_log_max_file_size = _get(names.LOG4J, "mm2_log_max_file_size")
@@ -153,7 +155,8 @@ metrics_has_secrets = mm2_metrics_ssl_enabled or bool(metrics_auth_username)
 # KAFKA_OPTS of the MM2 JVM (mm2-env.sh): the exporter agent serving the alerts' metrics
 _kafka_opts = []
 if mm2_metrics_enabled and jmx_exporter_jar:
-    _kafka_opts.append("-javaagent:%s=%s:%s" % (jmx_exporter_jar, mm2_metrics_port, jmx_exporter_config_file))
+    _kafka_opts.append("-javaagent:%s=%s:%s" % (jmx_exporter_jar, templates.metrics_listen(config["configurations"], hostname),
+                                                jmx_exporter_config_file))
 mm2_kafka_opts = " ".join(_kafka_opts)
 
 # ---- security

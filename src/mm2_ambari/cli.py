@@ -3,7 +3,9 @@
 Exit codes (for pipelines): 0 ok, 1 the operation failed, 2 bad input.
 """
 import argparse
+import difflib
 import importlib
+import os
 import sys
 
 from mm2_ambari.version import tools_version
@@ -15,11 +17,28 @@ SUBCOMMAND_MODULES = (
     "mm2_ambari.render_cmd",
     "mm2_ambari.rest_cmds",
     "mm2_ambari.validate_cmd",
+    "mm2_ambari.mm1_cmds",
 )
 
 
+DESCRIPTION = """\
+Manage the MirrorMaker 2 service of an Ambari cluster from the command line.
+
+Offline (no Ambari needed):
+  render     write the files the agent would write for one host, from an Ambari configurations map
+  validate   check a deployment file (topology YAML with a deployment: section)
+
+Against an Ambari server (--url/AMBARI_URL, --cluster/AMBARI_CLUSTER; the password comes from
+AMBARI_PASSWORD, ~/.netrc or a prompt, never from the command line):
+  deploy, configure, restart, status, alerts, check, run, remove
+
+Exit codes: 0 ok, 1 the operation failed, 2 bad input. `mm2-ambari COMMAND --help` describes one command.
+Docs: docs/automate.md (REST commands) and docs/configure.md (render)."""
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(prog="mm2-ambari", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="mm2-ambari", description=DESCRIPTION,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version="mm2-ambari " + tools_version())
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
@@ -28,13 +47,60 @@ def build_parser():
     return parser
 
 
+def unknown_arguments(prog, extra, parser):
+    """A message naming each unknown option, with a 'did you mean'; values are not echoed (an
+    unknown option's value may be a password)."""
+    known = sorted(set(o for action in parser._actions for o in action.option_strings if o.startswith("--")))
+    lines = []
+    for token in extra:
+        if not token.startswith("-"):
+            continue
+        name = token.split("=", 1)[0]
+        if "passw" in name.lower():
+            lines.append("%s: %s: a password is never taken from the command line (it would show in `ps` and "
+                         "the shell history); use AMBARI_PASSWORD, ~/.netrc or the prompt" % (prog, name))
+            continue
+        close = difflib.get_close_matches(name.replace("_", "-"), known, n=1, cutoff=0.6)
+        lines.append("%s: unknown option %s%s; see %s --help" % (
+            prog, name, " (did you mean %s?)" % close[0] if close else "", prog))
+    values = [t for t in extra if not t.startswith("-")]
+    if values:
+        lines.append("%s: %d unexpected argument(s) that no option takes (not shown); see %s --help"
+                     % (prog, len(values), prog))
+    return "\n".join(lines)
+
+
 def main(argv=None):
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    choices = parser._subparsers._group_actions[0].choices
+    command = next((a for a in argv if not a.startswith("-")), None)
+    if command in choices:  # unknown options first: argparse would only say a required one is missing
+        sub = choices[command]
+        known = [o for action in sub._actions for o in action.option_strings]
+        own = argv[:argv.index("--")] if "--" in argv else argv  # after `--`: a wrapped command line (import-mm1)
+        unknown = [a for a in own if a.startswith("--") and not any(
+            o.startswith(a.split("=", 1)[0]) for o in known)]
+        if unknown:
+            sys.stderr.write(unknown_arguments("mm2-ambari " + command, unknown, sub) + "\n")
+            return EXIT_BAD_INPUT
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
     except SystemExit as exc:  # argparse exits 2 on bad usage (our "bad input" too), 0 for --help/--version
         return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
-    return args.func(args)
+    if extra:
+        sys.stderr.write(unknown_arguments("mm2-ambari " + args.command, extra, choices[args.command]) + "\n")
+        return EXIT_BAD_INPUT
+    try:
+        return args.func(args)
+    except Exception as exc:  # a bug: one masked line, the stack trace only when asked for
+        if os.environ.get("MM2_AMBARI_TRACEBACK"):
+            raise
+        from mm2_ambari import masking
+        sys.stderr.write("mm2-ambari %s: internal error: %s: %s (a bug: please report it; "
+                         "MM2_AMBARI_TRACEBACK=1 shows the stack trace)\n"
+                         % (args.command, type(exc).__name__, masking.mask_text(str(exc).split("\n")[0])))
+        return EXIT_FAILED
 
 
 if __name__ == "__main__":

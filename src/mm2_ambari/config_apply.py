@@ -4,7 +4,7 @@ from mm2_core.advisor import advice
 from mm2_core.config import names
 from mm2_core.kafka import versions
 from mm2_core.model import placement
-from mm2_ambari import ambari_state, configplan, masking
+from mm2_ambari import ambari_state, configplan, inputs, masking
 from mm2_ambari.configplan import ConfigState
 from mm2_ambari.deployfile import RESET
 from mm2_ambari.errors import AmbariHttpError, BadInput, MaybeSent, OperationFailed
@@ -15,13 +15,15 @@ from mm2_ambari.ambari_requests import create, restart_hosts
 S, C = names.SERVICE, names.COMPONENT
 
 
-def kafka_version(ctx, explicit, env, stack):
+def kafka_version(ctx, explicit, env, stack, source="--kafka-version"):
     """The Kafka version to validate for: --kafka-version / deployment.kafka_version, else what the
     service advisor would use (advice.kafka_version_for_validation: the override, the stack's Kafka
     when MM2 runs from it, the tarball or Kafka home name). The advisor's last resort, an assumed
     version, is not good enough for a pipeline: then the operator must say."""
     if explicit:
-        kafka_version_given(explicit)
+        _, warning = inputs.kafka_version(explicit, source)
+        if warning:
+            ctx.log("warning: %s: %s" % (source, warning))
         ctx.log("validating for Kafka %s (as given)" % explicit)
         return str(explicit)
     stack_version = None
@@ -41,18 +43,12 @@ def kafka_version(ctx, explicit, env, stack):
     return found
 
 
-def kafka_version_given(text):
-    try:
-        versions.KafkaVersion.parse(str(text))
-    except ValueError as exc:
-        raise BadInput("Kafka version: %s" % exc)
-
-
-def validate(ctx, df, changes, version, local_kafka=None):
-    """Run the core validator (the one the agent and the advisor use) on the configurations to send."""
+def validate(ctx, df, changes, version, local_kafka=None, skip=None):
+    """Run the core validator (the one the agent and the advisor use) on the configurations to send.
+    ``skip(problem)``: findings the caller already reported (the version, on the input it came from)."""
     from mm2_core.rendering import render
     configurations = dict((ch.type, dict(ch.properties)) for ch in changes)
-    problems = render.validate(configurations, version, local_kafka)
+    problems = [p for p in render.validate(configurations, version, local_kafka) if not (skip and skip(p))]
     errors = [p for p in problems if getattr(p, "level", "ERROR") == "ERROR"]
     for problem in problems:
         if problem not in errors:
@@ -74,7 +70,8 @@ def _problem_text(df, problem):
     else:
         where = df.path
     label = "%s/%s" % (config_type, prop) if config_type and prop else (config_type or "")
-    return "%s: %s: %s" % (where, label, masking.mask_text(message)) if label else "%s: %s" % (where, message)
+    return "%s: %s: %s" % (where, label, masking.mask_message(message)) if label else "%s: %s" % (
+        where, masking.mask_message(message))
 
 
 # --- configuration apply ---------------------------------------------------------------------------
@@ -281,9 +278,12 @@ def plan_configs(ctx, df, opts, cluster, stack, driver_hosts, existing_groups):
     current = read_current_configs(ctx, cluster["desired"])
     changes = configplan.plan(stack, current, df.desired_overrides(), opts.rotate_secrets)
     env = next(ch for ch in changes if ch.type == names.ENV).properties
-    version = kafka_version(ctx, opts.kafka_version or df.kafka_version, env, cluster["stack"])
+    source = "--kafka-version" if opts.kafka_version else "deployment.kafka_version"
+    version = kafka_version(ctx, opts.kafka_version or df.kafka_version, env, cluster["stack"], source)
     local_kafka = read_local_kafka(ctx, cluster["desired"])
-    configurations = validate(ctx, df, changes, version, local_kafka)
+    explicit = bool(opts.kafka_version or df.kafka_version)
+    configurations = validate(ctx, df, changes, version, local_kafka,
+                              skip=lambda p: explicit and inputs.is_version_problem(p, version))
     check_placement(ctx, df, configurations, version, local_kafka, driver_hosts, existing_groups)
     note = opts.note or df.note or "mm2-ambari %s %s" % (opts.command, df.path.rsplit("/", 1)[-1])
     return changes, note

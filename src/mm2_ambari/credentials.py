@@ -49,8 +49,14 @@ def _netrc_entry(host, path):
         data = netrc.netrc(path) if path else netrc.netrc()
     except FileNotFoundError:
         return None
-    except (netrc.NetrcParseError, OSError) as exc:
-        raise BadInput("cannot read the netrc file: %s" % exc)
+    except netrc.NetrcParseError as exc:
+        # Never exc.msg: it quotes the token netrc choked on, which is often a piece of a password.
+        raise BadInput("the netrc file %s cannot be read: near line %s, an entry is not 'machine HOST login USER password "
+                       "PASSWORD' (a password with spaces or quotes must be written in double quotes, which "
+                       "Python 3.10 or newer reads; or give it through AMBARI_PASSWORD)"
+                       % (exc.filename or path or "~/.netrc", exc.lineno or "?"))
+    except OSError as exc:
+        raise BadInput("the netrc file %s cannot be read: %s" % (path or "~/.netrc", exc.strerror or exc))
     auth = data.authenticators(host)
     if not auth:
         return None

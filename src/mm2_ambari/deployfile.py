@@ -20,13 +20,14 @@ says where and how to deploy it:
           configurations: {kafka-mm2-driver: {target.clusters: dc2}}
 """
 import difflib
+import json
 import os
 
 import yaml
 
 from mm2_core.config import names, schema
 from mm2_core.kafka import versions
-from mm2_ambari import masking
+from mm2_ambari import inputs, masking
 from mm2_ambari.errors import BadInput
 
 DEPLOYMENT = "deployment"
@@ -84,12 +85,13 @@ def load(path, environ=None):
 def parse(text, path="<topology>", environ=None, base_dir="."):
     environ = os.environ if environ is None else environ
     df = DeployFile(path, text)
+    _refuse_json(text, path)
     try:
         check_limits(text, path)
         df._root = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise BadInput("%s: not valid YAML: %s" % (path, _yaml_error(exc)))
+        raise BadInput(inputs.yaml_error(path, exc))
     problems = []
     _duplicate_keys(df._root, path, problems)
     if problems:
@@ -108,6 +110,26 @@ def parse(text, path="<topology>", environ=None, base_dir="."):
     if problems:
         raise BadInput("%s: invalid deployment section" % path, problems)
     return df
+
+
+def _refuse_json(text, path):
+    """A JSON file is valid YAML, but not a deployment file: say what it is and what to do with it."""
+    if not text.lstrip().startswith("{"):
+        return
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return  # a YAML flow mapping, or broken JSON: the YAML parser reports it
+    if isinstance(data, dict) and isinstance(data.get("configurations"), dict):
+        data = data["configurations"]
+    if isinstance(data, dict) and data and all(str(k).startswith("kafka-mm2") or k in names.FOREIGN_CONFIG_TYPES
+                                               for k in data):
+        raise BadInput("%s is an Ambari configurations map (%s), not a deployment file: preview what it renders "
+                       "with `mm2-ambari render --configs %s --kafka-version X.Y.Z --out DIR`; a deployment file "
+                       "is a topology YAML with clusters:, flows: and deployment: (examples/deploy-dr.yaml, "
+                       "docs/automate.md)" % (path, ", ".join(sorted(data)[:3]), path))
+    raise BadInput("%s is JSON; a deployment file is block-style YAML (its topology is stored as written and the "
+                   "agents read block-style YAML): write it as YAML, like examples/deploy-dr.yaml" % path)
 
 
 # --- bounded work on hostile input ----------------------------------------------------------------

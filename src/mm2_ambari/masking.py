@@ -7,7 +7,6 @@ its name contains 'password'/'passwd' (Ambari's own SecretReference heuristic). 
 blocks and passwords inside URLs (https://user:pass@host) are masked in any text.
 """
 import re
-from urllib.parse import urlsplit
 
 from mm2_core.config import schema
 from mm2_core.kafka import versions
@@ -85,6 +84,20 @@ def mask_text(text):
     return "\n".join(out)
 
 
+_MESSAGE_PATH = re.compile(r"^([\w.\-\[\]/]+: )(.*)$", re.DOTALL)
+
+
+def mask_message(message):
+    """A validator message ('clusters.east.sasl.password: empty: ...'): the leading key path names the
+    property, it is not a 'key: value' line, so only what follows is masked."""
+    if not isinstance(message, str):
+        return message
+    match = _MESSAGE_PATH.match(message)
+    if match:
+        return match.group(1) + mask_text(match.group(2))
+    return mask_text(message)
+
+
 def _mask_inline(match):
     value = match.group(2)
     if is_secret_ref(value.strip("\"'")) or _PROVIDER_REF.match(value) or value in ("(empty)",):
@@ -109,10 +122,14 @@ def mask_body(body):
 
 
 def url_password_problem(url):
-    """None, or why a URL with a password in it (https://user:pass@host) is refused."""
-    if not _URL_USERINFO.search(url or ""):
+    """None, or why a URL that may hold credentials (https://user:pass@host) is refused.
+
+    Any '@' counts: a password may itself hold '/', '#', '?' or '@', so no parser can tell reliably
+    where it ends, and the URL is therefore never echoed, not even masked."""
+    if "@" not in (url or ""):
         return None
-    parts = urlsplit(url)
-    server = "%s://%s%s" % (parts.scheme, parts.hostname or "", ":%d" % parts.port if parts.port else "")
-    return ("the URL %s holds a password; give the server only (%s) and the credentials through "
-            "AMBARI_USER/AMBARI_PASSWORD, ~/.netrc or the prompt" % (mask_text(url), server))
+    scheme = url.split("://", 1)[0] if "://" in url else "https"
+    scheme = scheme if scheme in ("http", "https") else "https"
+    return ("the Ambari URL holds a password or user name (user:password@host; it has an '@'), so it is not "
+            "shown; give the server only (%s://HOST:PORT) and the credentials through AMBARI_USER/"
+            "AMBARI_PASSWORD, ~/.netrc or the prompt" % scheme)

@@ -367,6 +367,10 @@ def remove(ctx, opts):
         ctx.say("%s is not installed in cluster %s: nothing to remove" % (S, ctx.cluster))
         return 0
     hcs = read_host_components(ctx)
+    from mm2_ambari import host_cmds  # a driver that cannot be stopped must not be deleted (UNKNOWN)
+    stuck = host_cmds.refuse_unstoppable(hcs)
+    if stuck is not None:
+        raise stuck
     running = [hc for hc in hcs if hc.get("state") not in REMOVABLE]
     if running or (service.get("ServiceInfo") or {}).get("state") == "STARTED":
         run_async(ctx, "PUT", "%s/services/%s" % (ctx.c, S),

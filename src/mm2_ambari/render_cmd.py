@@ -15,7 +15,8 @@ import sys
 from mm2_core.config import config_values, local_kafka, names, problems, schema
 from mm2_core.kafka import versions
 from mm2_core.rendering import render, templates
-from mm2_ambari import masking
+from mm2_ambari import inputs, masking
+from mm2_ambari.errors import BadInput
 
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
 
@@ -32,6 +33,8 @@ def _templates_dir():
 
 
 TEMPLATES_DIR = _templates_dir()
+# Foreign config types that describe this cluster's Kafka: read only with --kafka-broker-hosts.
+LOCAL_KAFKA_TYPES = ("kafka-broker", "kafka-env", "ranger-kafka-plugin-properties")
 
 
 def register(subparsers):
@@ -56,13 +59,8 @@ def register(subparsers):
 
 
 def _load_configs(path):
-    with open(path) as fh:
-        data = json.load(fh)
-    if isinstance(data, dict) and "configurations" in data and isinstance(data["configurations"], dict):
-        data = data["configurations"]  # also accept a command JSON / blueprint-like wrapper
-    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-        raise ValueError("%s must be a JSON object {config type: {property: value}}" % path)
-    return data
+    data = inputs.load_json(path, "--configs", "Ambari's configurations map {config type: {property: value}}")
+    return inputs.configurations_map(data, path, "--configs")
 
 
 def _content(configurations, config_type, name):
@@ -84,6 +82,12 @@ def _render_template(source, context):
     return env.get_template(source).render(context)
 
 
+def _problem_text(problem):
+    """'type/property: message': the message is masked, never the whole line (a message about a
+    password property is about the property, not its value)."""
+    return "%s/%s: %s" % (problem.config_type, problem.name, masking.mask_message(problem.message))
+
+
 def _write(path, text, mode):
     tmp = path + ".tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
@@ -99,33 +103,40 @@ def _write(path, text, mode):
 
 def run(args):
     try:
-        configurations = _load_configs(args.configs)
-    except (IOError, OSError, ValueError) as exc:
-        sys.stderr.write("mm2-ambari render: cannot read %s: %s\n" % (args.configs, masking.mask_text(str(exc))))
+        return _run(args)
+    except BadInput as exc:
+        sys.stderr.write("mm2-ambari render: %s\n" % masking.mask_text(str(exc)))
+        for problem in exc.problems:
+            sys.stderr.write("  - %s\n" % masking.mask_text(str(problem)))
         return EXIT_BAD_INPUT
-    try:
-        version = versions.KafkaVersion.parse(args.kafka_version)
-    except ValueError as exc:
-        sys.stderr.write("mm2-ambari render: --kafka-version: %s\n" % exc)
-        return EXIT_BAD_INPUT
-    unsupported = versions.support_problem(version)
-    if unsupported:
-        sys.stderr.write("mm2-ambari render: --kafka-version: %s\n" % unsupported[1])
-        if unsupported[0] == "ERROR":
-            return EXIT_BAD_INPUT
+
+
+def _run(args):
+    configurations = _load_configs(args.configs)
+    version, warning = inputs.kafka_version(args.kafka_version, "--kafka-version")
+    if warning:
+        sys.stderr.write("mm2-ambari render: --kafka-version: %s\n" % warning)
+    brokers = [h.strip() for h in args.kafka_broker_hosts.split(",") if h.strip()]
+    unused = [t for t in LOCAL_KAFKA_TYPES if t in configurations] if not brokers else []
+    if unused:
+        raise BadInput("--configs %s: %s describe%s this cluster's Kafka, which is read only with "
+                       "--kafka-broker-hosts H1,H2 (its brokers; an empty target bootstrap then means them): give "
+                       "--kafka-broker-hosts or remove %s" % (args.configs, ", ".join(unused),
+                                                             "s" if len(unused) == 1 else "", ", ".join(unused)))
     host = args.host or socket.getfqdn()
     conf_dir = config_values.text(config_values.get(configurations, names.ENV, "mm2_conf_dir"))
-    brokers = [h.strip() for h in args.kafka_broker_hosts.split(",") if h.strip()]
     local = local_kafka.local_kafka_from(configurations, brokers) if brokers else None
     try:
         rendering = render.render_mm2(configurations, str(version), host, conf_dir, local_kafka=local)
     except problems.ConfigError as exc:
         sys.stderr.write("The configuration is invalid for Kafka %s:\n" % version)
         for problem in exc.problems:
-            sys.stderr.write("  %s %s\n" % (problem.level, masking.mask_text(str(problem))))
+            if not inputs.is_version_problem(problem, version):
+                sys.stderr.write("  %s %s\n" % (problem.level, _problem_text(problem)))
         return EXIT_BAD_INPUT
     for problem in rendering.warnings:
-        sys.stderr.write("  WARN %s\n" % masking.mask_text(str(problem)))
+        if not inputs.is_version_problem(problem, version):
+            sys.stderr.write("  WARN %s\n" % _problem_text(problem))
     # Everything is rendered in memory first: a template that fails writes nothing at all.
     outputs = [(rendered.name, rendered.text, rendered.mode) for rendered in rendering.files]
     context = templates.template_context(configurations, version, host, conf_dir, args.java_home)
@@ -143,10 +154,17 @@ def run(args):
             sys.stderr.write("mm2-ambari render: %s/%s: the template cannot be rendered (%s: %s); nothing was "
                              "written\n" % (config_type, prop, type(exc).__name__, exc))
             return EXIT_BAD_INPUT
-    if not os.path.isdir(args.out):
-        os.makedirs(args.out)
+    inputs.check_out_dir(args.out)
+    for name, _, _ in outputs:
+        if os.path.isdir(os.path.join(args.out, name)):
+            raise BadInput("--out %s: %s is a directory there; remove it or give another directory"
+                           % (args.out, name))
     for name, text, mode in outputs:
-        _write(os.path.join(args.out, name), text, mode)
+        try:
+            _write(os.path.join(args.out, name), text, mode)
+        except OSError as exc:
+            raise BadInput("--out %s: cannot write %s (%s); give a directory you can write"
+                           % (args.out, name, exc.strerror or exc))
     for name, _, mode in outputs:
         sys.stdout.write("%s %s\n" % (oct(mode)[-3:], os.path.join(args.out, name)))
     sys.stdout.write("start: connect-mirror-maker.sh %s\n" % " ".join(

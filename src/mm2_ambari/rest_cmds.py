@@ -1,4 +1,5 @@
-"""REST subcommands of mm2-ambari: deploy, configure, restart, status, alerts, check, run, remove.
+"""REST subcommands of mm2-ambari: deploy, configure, restart, status, alerts, check, run, upgrade,
+remove-host, remove.
 
 Exit codes: 0 ok, 1 the operation failed (Ambari error, failed request, unreachable server),
 2 bad input (file, options, missing credentials).
@@ -6,12 +7,13 @@ Exit codes: 0 ok, 1 the operation failed (Ambari error, failed request, unreacha
 import argparse
 import os
 import socket
+import ssl
 import sys
 import warnings
 from urllib.parse import urlsplit
 
 from mm2_core.config import names
-from mm2_ambari import ambari_state, credentials, deployfile, ops
+from mm2_ambari import ambari_state, credentials, deployfile, host_cmds, masking, ops, upgrade_cmd
 from mm2_ambari.ambari_api import AmbariClient
 from mm2_ambari.errors import EXIT_BAD_INPUT, EXIT_FAILED, BadInput, Mm2AmbariError
 from mm2_ambari.waiter import Waiter
@@ -57,16 +59,27 @@ def register(subparsers):
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=_command(ops.status))
 
-    p = subparsers.add_parser("alerts", parents=[common, conn_file], help="this service's alerts with state and text")
+    p = subparsers.add_parser("alerts", parents=[common, conn_file], help="this service's alerts with state and text",
+                              description="List the alerts of %s on every driver host (the process, latency, "
+                                          "lag, heartbeat gap, offset sync, connectors and tasks) with their "
+                                          "state and text. With --fail-on a pipeline can gate on them."
+                                          % names.SERVICE)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--fail-on", choices=("WARNING", "CRITICAL"),
                    help="exit 1 when an alert (not in maintenance) is at this state or worse")
     p.set_defaults(func=_command(ops.alerts))
 
-    p = subparsers.add_parser("check", parents=[common, conn_file], help="run %s and wait" % names.SERVICE_CHECK_ROLE)
+    p = subparsers.add_parser("check", parents=[common, conn_file], help="run %s and wait" % names.SERVICE_CHECK_ROLE,
+                              description="Run the service check (%s): it writes a marker on each source "
+                                          "cluster and waits until it is mirrored on the target. Exit 0 when "
+                                          "it passes, 1 when it fails (its output is shown)."
+                                          % names.SERVICE_CHECK_ROLE)
     p.set_defaults(func=_command(ops.check))
 
-    p = subparsers.add_parser("run", parents=[common, conn_file], help="run a custom command and show its output")
+    p = subparsers.add_parser("run", parents=[common, conn_file], help="run a custom command and show its output",
+                              description="Run one of the service's custom commands (the Service Actions of "
+                                          "the web UI) on driver hosts and print its output: %s." % ", ".join(
+                                              names.CUSTOM_COMMANDS))
     p.add_argument("custom_command", metavar="COMMAND", choices=names.CUSTOM_COMMANDS,
                    help=", ".join(names.CUSTOM_COMMANDS))
     group = p.add_mutually_exclusive_group()
@@ -76,6 +89,10 @@ def register(subparsers):
                    help="a command parameter (repeatable), e.g. --param groups=g1,g2 for "
                         "EXPORT_TRANSLATED_OFFSETS; the script reads it as commandParams/NAME")
     p.set_defaults(func=_command(ops.run_command))
+
+    upgrade_cmd.register(subparsers, common, conn_file).set_defaults(
+        func=upgrade_cmd.release_first(_command(upgrade_cmd.upgrade), report))
+    host_cmds.register(subparsers, common).set_defaults(func=_command(host_cmds.remove_host))
 
     p = subparsers.add_parser("remove", parents=[common, conn_file], help="stop and delete the service",
                               description="Stop %s, delete its host components and the service (Ambari "
@@ -230,8 +247,22 @@ def _target(args, df):
                if not value]
     if missing:
         raise BadInput("which Ambari? set %s" % " and ".join(missing))
+    source = "--url" if args.url else "AMBARI_URL" if os.environ.get("AMBARI_URL") else "deployment.ambari.url"
+    problem = masking.url_password_problem(url)
+    if problem:  # before anything else names the URL: it would show in `ps`, shell history and errors
+        raise BadInput("%s: %s" % (source, problem))
     if not url.startswith(("http://", "https://")):
-        raise BadInput("--url must start with http:// or https://, got %r" % url)
+        raise BadInput("%s must start with http:// or https:// (e.g. https://ambari.example.com:8443)" % source)
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:  # 'Invalid IPv6 URL'
+        raise BadInput("%s is not a URL (%s); e.g. https://ambari.example.com:8443" % (source, exc))
+    try:
+        parts.port
+    except ValueError:
+        raise BadInput("%s: the port is not a number 1-65535 (e.g. https://ambari.example.com:8443)" % source)
+    if not parts.hostname:
+        raise BadInput("%s: no host name (e.g. https://ambari.example.com:8443)" % source)
     return url, cluster
 
 
@@ -242,8 +273,9 @@ def _resolve_host(url):
         socket.getaddrinfo(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80),
                            type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
-        raise BadInput("cannot resolve Ambari's host %r of %s (%s): check --url, AMBARI_URL or "
-                       "deployment.ambari.url" % (parts.hostname, url, exc))
+        reason = exc.strerror if isinstance(exc, socket.gaierror) and exc.strerror else "not a valid host name"
+        raise BadInput("cannot resolve Ambari's host %r (%s): check --url, AMBARI_URL or "
+                       "deployment.ambari.url" % (parts.hostname, reason))
 
 
 def _verify(args, err):
@@ -252,6 +284,11 @@ def _verify(args, err):
     if args.ca_bundle:
         if not os.path.isfile(args.ca_bundle):
             raise BadInput("--ca-bundle %s: no such file" % args.ca_bundle)
+        try:
+            ssl.create_default_context(cafile=args.ca_bundle)
+        except (ssl.SSLError, OSError, ValueError):
+            raise BadInput("--ca-bundle %s: holds no PEM CA certificate (-----BEGIN CERTIFICATE-----); give the "
+                           "CA certificates that signed Ambari's certificate, in PEM" % args.ca_bundle)
         return args.ca_bundle
     if args.insecure:
         print("warning: --insecure: Ambari's TLS certificate is not verified; credentials can be "

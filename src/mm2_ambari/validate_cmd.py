@@ -12,7 +12,7 @@ import os
 import sys
 
 from mm2_core.config import names, schema
-from mm2_ambari import config_apply, configplan, deployfile, render_cmd, rest_cmds
+from mm2_ambari import config_apply, configplan, deployfile, inputs, render_cmd, rest_cmds
 from mm2_ambari.configplan import StackDefaults
 from mm2_ambari.errors import EXIT_BAD_INPUT, EXIT_OK, BadInput
 
@@ -60,12 +60,21 @@ def validate_file(path, kafka_version=None, err=None):
     df = deployfile.load(path)
     changes = configplan.plan(catalog_defaults(), {}, df.desired_overrides())
     env = next(ch for ch in changes if ch.type == names.ENV).properties
-    version = kafka_version or df.kafka_version or (env.get("kafka_version_override") or "").strip()
+    override = (env.get("kafka_version_override") or "").strip()
+    version = kafka_version or df.kafka_version or override
     if not version:
         raise BadInput("%s: which Kafka version runs MirrorMaker 2? Offline there is no stack to ask: set "
                        "deployment.kafka_version or pass --kafka-version" % df.where("deployment"))
-    config_apply.kafka_version_given(version)
-    configurations = config_apply.validate(ctx, df, changes, str(version))
+    if kafka_version or df.kafka_version:  # checked and blamed on where it came from, once
+        source = "--kafka-version" if kafka_version else "%s: deployment.kafka_version" % df.where(
+            "deployment", "kafka_version")
+        version, warning = inputs.kafka_version(version, source)
+        if warning:
+            ctx.log("warning: %s: %s" % (source, warning))
+        configurations = config_apply.validate(ctx, df, changes, str(version),
+                                      skip=lambda p, v=version: inputs.is_version_problem(p, v))
+    else:
+        configurations = config_apply.validate(ctx, df, changes, str(version))
     config_apply.check_placement(ctx, df, configurations, str(version), None, set(df.hosts), [])
     return df, str(version)
 

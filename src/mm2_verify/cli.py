@@ -4,6 +4,7 @@
     mm2-verify --ambari-config configs.json [--flow A->B] [--since -2h] [outputs]
     mm2-verify --print-spark-submit [job flags]   # the same run as a spark-submit command line
     mm2-verify --version
+    mm2-verify demo [--dir DIR]    # a small lossy pair of dumps, verified in about a minute
 
 With --ambari-config the flows, topics, replication policy and each cluster's Kafka security
 come from Ambari's configurations ({type: {property: value}} or a command JSON), rendered by
@@ -20,6 +21,7 @@ import tempfile
 import time
 
 from mm2_ambari.version import tools_version
+from mm2_verify import preflight
 from mm2_verify_job import job, plan
 
 DEFAULT_KAFKA_VERSION = "3.7.1"
@@ -76,16 +78,15 @@ def _take_flag(args, flag):
 
 
 def load_configurations(path):
+    """Ambari's configurations ({type: {property: value}} or a command JSON), checked as
+    `mm2-ambari render --configs` checks them: JSON errors with file:line, unknown types by name."""
+    from mm2_ambari import errors, inputs
     try:
-        with open(path) as handle:
-            data = json.load(handle)
-    except (IOError, OSError, ValueError) as exc:
-        raise job.BadInput("--ambari-config %s: %s" % (path, exc))
-    if isinstance(data, dict) and isinstance(data.get("configurations"), dict):
-        data = data["configurations"]  # a command JSON
-    if not isinstance(data, dict):
-        raise job.BadInput("--ambari-config %s: expected {config type: {property: value}}" % path)
-    return data
+        data = inputs.load_json(path, "--ambari-config", "Ambari's configurations {config type: {property: value}} "
+                                                           "or a command JSON")
+        return inputs.configurations_map(data, path, "--ambari-config")
+    except errors.BadInput as exc:
+        raise job.BadInput("; ".join([str(exc)] + [str(p) for p in exc.problems]))
 
 
 def plan_from_ambari(configurations, kafka_version, job_args):
@@ -121,15 +122,54 @@ def plan_from_ambari(configurations, kafka_version, job_args):
     return result
 
 
+def _preflight(job_args, job_argv):
+    """Check what would otherwise fail only after Spark started (exit code), or None when all is
+    well; a detected dump format is added to job_argv."""
+    try:
+        for side in ("source", "target"):
+            path = getattr(job_args, side + "_dump", None)
+            if path:
+                given = getattr(job_args, side + "_dump_format", None)
+                detected = preflight.check_dump(side, path, given)
+                if detected and not given:
+                    job_argv += ["--%s-dump-format" % side, detected]
+        for flag in ("report", "summary", "plot"):
+            preflight.check_output("--" + flag, getattr(job_args, flag, None))
+        preflight.check_runtime()
+    except job.BadInput as exc:
+        sys.stderr.write("mm2-verify: bad input: %s\n" % exc)
+        return job.EXIT_BAD_INPUT
+    except preflight.Missing as exc:
+        sys.stderr.write("mm2-verify: cannot run: %s\n" % exc)
+        return job.EXIT_RUNTIME
+    return None
+
+
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["demo"]:
+        from mm2_verify import demo
+        return demo.main(argv[1:])
     wrapper, job_argv = wrapper_parser().parse_known_args(argv)
     if "-h" in argv or "--help" in argv:
-        sys.stdout.write(job.build_parser().format_help() + "\n" + wrapper_parser().format_help())
+        sys.stdout.write(job.build_parser().format_help() + "\n" + wrapper_parser().format_help() +
+                         "\nTry it first: `mm2-verify demo` writes a small lossy pair of dumps and verifies "
+                         "it (pyspark and Java 17 needed).\n")
         return job.EXIT_OK
     if wrapper.version:
         sys.stdout.write("mm2-verify %s\n" % tools_version())
         return job.EXIT_OK
+    known = [o for parser in (job.build_parser(), wrapper_parser()) for action in parser._actions
+             for o in action.option_strings]
+    options = job_argv[:job_argv.index("--")] if "--" in job_argv else job_argv
+    unknown = [a for a in options if a.startswith("--") and not any(
+        o.startswith(a.split("=", 1)[0]) for o in known)]
+    if unknown:  # named with a 'did you mean'; values are never echoed (a --*-kafka value may be a secret)
+        from mm2_ambari.cli import unknown_arguments
+        parser = job.build_parser()
+        parser._actions.extend(wrapper_parser()._actions)
+        sys.stderr.write(unknown_arguments("mm2-verify", unknown, parser) + "\n")
+        return job.EXIT_BAD_INPUT
     try:
         job_args = job.parse_args(job_argv)
     except SystemExit as exc:
@@ -151,7 +191,8 @@ def main(argv=None):
         if wrapper.print_spark_submit:
             sys.stdout.write(spark_submit_line(job_argv) + "\n")
             return job.EXIT_OK
-        return job.main(job_argv)
+        code = _preflight(job_args, job_argv)
+        return code if code is not None else job.main(job_argv)
     passthrough = []
     for flag in ("report", "plot", "summary", "master", "shuffle_partitions", "app_name", "max_table_rows",
                  "kafka_connector"):
@@ -169,6 +210,9 @@ def main(argv=None):
                          "delete it after the run\n" % path)
         sys.stdout.write(spark_submit_line(["--plan", path] + passthrough) + "\n")
         return job.EXIT_OK
+    code = _preflight(job_args, passthrough)
+    if code is not None:
+        return code
     # The plan holds the clusters' passwords: a private file, removed right after the run.
     fd, path = tempfile.mkstemp(prefix="mm2-verify-plan-", suffix=".json")
     try:

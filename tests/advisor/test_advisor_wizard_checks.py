@@ -96,6 +96,31 @@ def test_install_sources_that_work_are_not_flagged(advisor_path, stack_advisor, 
     assert find(items, config_type=E, config_name="kafka_install_source") == []
 
 
+@pytest.mark.parametrize("stack", ["BIGTOP", "ODP"])
+def test_a_cluster_without_kafka_on_a_stack_whose_package_has_mm2_is_fine(advisor_path, stack_advisor, stack):
+    # The stack's add-on installs the stack's Kafka package on the drivers: no KAFKA service needed.
+    items = _items(advisor_path, stack_advisor, _simple_target("t1.example.org:9092"), stack=stack, brokers=None)
+    assert find(items, config_type=E, level="ERROR") == [], items
+
+
+def test_a_cluster_without_kafka_on_hdp_says_so(advisor_path, stack_advisor):
+    items = _items(advisor_path, stack_advisor, _simple_target("t1.example.org:9092"), stack="HDP", brokers=None)
+    found = find(items, config_type=E, config_name="kafka_tarball_url", level="ERROR",
+                 text="the cluster runs no KAFKA service and this stack has no Kafka package with MirrorMaker 2")
+    assert found, items
+    assert find(items, text="the stack has no Kafka service") == []
+
+
+def test_every_stack_listed_with_a_kafka_package_installs_one_on_the_drivers():
+    # advice.STACK_KAFKA_PACKAGES must say what the stack add-ons' metainfo.xml really do.
+    root = os.path.join(os.path.dirname(__file__), "..", "..", "stacks")
+    for stack in os.listdir(root):
+        with open(os.path.join(root, stack, names.SERVICE, "1.0.0", "metainfo.xml")) as fh:
+            installs = "<name>kafka" in fh.read()
+        listed = any(name == stack for name, _ in advice.STACK_KAFKA_PACKAGES)
+        assert installs == listed, stack
+
+
 def _aggregation():
     with open(os.path.join(EXAMPLES, "aggregation-three-into-one", "configurations.json")) as fh:
         return json.load(fh)
@@ -119,7 +144,7 @@ def test_a_global_target_list_without_the_sources_is_warned(advisor_path, stack_
 
 @pytest.mark.parametrize("env,stack_version,expected", [
     ({}, "2.0.0.3.1", ["kafka_tarball_url"]),
-    ({}, None, ["kafka_tarball_url"]),                       # no KAFKA service in the stack at all
+    ({}, None, ["kafka_tarball_url"]),                       # no Kafka with MM2 from the stack at all
     ({}, "2.4.0", []),
     ({"kafka_install_source": "tarball", "kafka_tarball_url": " "}, "3.1.0", ["kafka_tarball_url"]),
     ({"kafka_install_source": "stack"}, "2.3.1", ["kafka_install_source"]),

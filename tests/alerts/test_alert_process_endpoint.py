@@ -263,3 +263,22 @@ def test_basic_auth(metrics_server, run_alert, tls_files):
     assert state == "UNKNOWN"
     assert "HTTP 401" in text and "mm2_metrics_auth_username and mm2_metrics_auth_password must match" in text
     assert "s3cret" not in text and "wrong" not in text
+
+
+# --- kafka-mm2-env/mm2_metrics_host: the exporter on one interface (issue 26) -----------------------
+
+def test_the_alerts_read_the_exporter_where_it_is_bound(metrics_server, run_alert, fake_mm2):
+    server = metrics_server(render(PAYLOAD_PROCESS))  # listens on 127.0.0.1 only
+    info = fake_mm2()
+    # The host's name would not reach a loopback-only exporter; the bound address does.
+    state, text = run_alert("process", server.port, host="mm2-1.invalid",
+                            env=_env(info, mm2_metrics_host="127.0.0.1"))
+    assert state == "OK", text
+    state, text = run_alert("process", server.port, host="127.0.0.1", env=_env(info, mm2_metrics_host="_HOST"))
+    assert state == "OK", text
+
+
+def test_an_unusable_bind_address_is_named(run_alert):
+    state, text = run_alert("process", free_port(), env={"mm2_metrics_host": "127.0.0.1:9404"})
+    assert state == "UNKNOWN"
+    assert text.startswith("kafka-mm2-env/mm2_metrics_host: '127.0.0.1:9404': give only the address"), text

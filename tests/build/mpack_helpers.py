@@ -18,7 +18,8 @@ PLACEHOLDERS = {
 }
 
 # What build.py reads; nothing else is copied (other parts of the checkout change under our feet).
-BUILD_INPUTS = ("build.py", "mpack_build", "mpack.json", "common-services", "stacks", "package", "tests/build/released-names.json")
+BUILD_INPUTS = ("build.py", "mpack_build", "mpack.json", "LICENSE", "NOTICE", "common-services", "stacks", "package",
+                "tests/build/released-names.json")
 _COPY_IGNORE = shutil.ignore_patterns(".*", "__pycache__", "*.pyc", "*.tmp")
 
 
@@ -145,3 +146,52 @@ def links(resources):
             if os.path.islink(path):
                 found[os.path.relpath(path, resources).replace(os.sep, "/")] = os.path.realpath(path)
     return found
+
+
+def released_history(repo=REPO_ROOT):
+    """{version: entry} of tests/build/released-names.json (the release history)."""
+    with io.open(os.path.join(repo, "tests", "build", "released-names.json"), encoding="utf-8") as fh:
+        return json.load(fh)["releases"]
+
+
+def current_version(repo=REPO_ROOT):
+    with io.open(os.path.join(repo, "mpack.json"), encoding="utf-8") as fh:
+        return json.load(fh)["version"]
+
+
+def _key(version):
+    return tuple(int(p) for p in version.split("."))
+
+
+def previous_release(repo=REPO_ROOT):
+    """(version, commit) of the highest recorded release below this checkout's version, or None."""
+    below = [(_key(v), v, e.get("commit")) for v, e in released_history(repo).items()
+             if _key(v) < _key(current_version(repo)) and e.get("commit")]
+    return max(below)[1:] if below else None
+
+
+def build_release_from_git(commit, out_dir, work_dir):
+    """The tarball of a recorded release, built by that commit's own build.py from `git archive`.
+
+    Returns (tarball, None), or (None, why) when git or the commit is not available (a shallow clone)."""
+    import subprocess
+    tree = os.path.join(work_dir, "tree")
+    os.makedirs(tree)
+    try:
+        archive = subprocess.Popen(["git", "-C", REPO_ROOT, "archive", "--format=tar", commit],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        data, err = archive.communicate()
+    except OSError as exc:
+        return None, "git is not available (%s)" % exc
+    if archive.returncode != 0:
+        return None, "commit %s is not in this clone (%s): fetch the full history" % (
+            commit[:12], err.decode("utf-8", "replace").strip())
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        tar.extractall(tree)
+    proc = subprocess.Popen([sys.executable, os.path.join(tree, "build.py"), "--out", out_dir], cwd=tree,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = proc.communicate()[0].decode("utf-8", "replace")
+    assert proc.returncode == 0, "the build of %s failed:\n%s" % (commit, out)
+    found = [name for name in os.listdir(out_dir) if name.endswith(".tar.gz")]
+    assert len(found) == 1, found
+    return os.path.join(out_dir, found[0]), None

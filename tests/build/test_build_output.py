@@ -74,8 +74,11 @@ def test_layout_is_the_installed_service(session_repo, built_mpack, build_module
         assert "%s/configuration/%s.xml" % (service, config_type) in files
     for stack in ("HDP", "BIGTOP", "ODP"):
         assert "stacks/%s/%s/%s/metainfo.xml" % (stack, names.SERVICE, names.SERVICE_VERSION) in files
-    # nothing else at the top: Ambari treats every entry under common-services/<SVC>/ as a version
-    assert set(f.split("/")[0] for f in files) == set(["mpack.json", "common-services", "stacks"])
+    # nothing else at the top (Ambari treats every entry under common-services/<SVC>/ as a version);
+    # LICENSE and NOTICE travel with the distribution (Apache License 2.0, section 4)
+    # release-history.json: the earlier releases' defaults, for `mm2-ambari upgrade`
+    assert set(f.split("/")[0] for f in files) == set(["mpack.json", "LICENSE", "NOTICE", "release-history.json",
+                                                      "common-services", "stacks"])
     assert set(f.split("/")[2] for f in files if f.startswith("common-services/")) == set([names.SERVICE_VERSION])
 
 
@@ -130,6 +133,7 @@ def test_command_line_prints_the_ambari_commands_and_checksum(repo_copy, tmpdir)
     tarball = os.path.join(out_dir, "%s-%s.tar.gz" % (name, version))
     assert "ambari-server install-mpack --mpack=%s" % tarball in out
     assert "ambari-server upgrade-mpack --mpack=%s" % tarball in out
+    assert "mm2-ambari upgrade --mpack=<this tarball>" in out
     assert "ambari-server uninstall-mpack --mpack-name=%s" % name in out
     digest = re.search(r"sha256 ([0-9a-f]{64})", out).group(1)
     assert digest == mpack_helpers.load_build_module().sha256_of(tarball)

@@ -113,8 +113,8 @@ def _build_version(repo_copy, out_dir, version):
 
 
 def test_upgrade_relinks_to_the_new_version_and_keeps_every_name(partial_server, repo_copy, tmpdir):
-    old = _build_version(repo_copy, str(tmpdir.join("old")), "1.0.0.0")
-    new = _build_version(repo_copy, str(tmpdir.join("new")), "1.0.1.0")
+    old = _build_version(repo_copy, str(tmpdir.join("old")), "9.0.0.0")
+    new = _build_version(repo_copy, str(tmpdir.join("new")), "9.0.1.0")
     server = partial_server
     old_staging = server.install(old)
     common = os.path.join(server.resources, "common-services", SERVICE, VERSION)
@@ -154,9 +154,9 @@ def test_uninstall_removes_links_and_staging_but_no_stack_content(partial_server
 
 def test_upgrade_to_a_version_that_extends_the_old_one_unlinks_the_service(partial_server, repo_copy, tmpdir):
     """Why build.py refuses such versions: uninstalling the old staging dir removes every link whose
-    realpath CONTAINS 'mpacks/<name>-1.0.0.1', and that includes the new '<name>-1.0.0.10' links."""
-    old = _build_version(repo_copy, str(tmpdir.join("old")), "1.0.0.1")
-    new = _build_version(repo_copy, str(tmpdir.join("new")), "1.0.0.10")
+    realpath CONTAINS 'mpacks/<name>-9.0.0.1', and that includes the new '<name>-9.0.0.10' links."""
+    old = _build_version(repo_copy, str(tmpdir.join("old")), "9.0.0.1")
+    new = _build_version(repo_copy, str(tmpdir.join("new")), "9.0.0.10")
     server = partial_server
     server.install(old)
     new_staging = server.upgrade(new)
@@ -165,7 +165,7 @@ def test_upgrade_to_a_version_that_extends_the_old_one_unlinks_the_service(parti
 
 
 def test_missing_metadata_keys_fail_the_way_ambari_does():
-    meta = NamedDict({"name": "x", "version": "1.0.0.0"})
+    meta = NamedDict({"name": "x", "version": "9.0.0.0"})
     with pytest.raises(AttributeError) as info:
         meta.artifacts
     assert "__getattr__" in str(info.value)
@@ -186,8 +186,8 @@ def test_a_tarball_with_two_top_directories_is_malformed(tmpdir):
 
 def test_upgrade_drops_the_dashboards_link_until_a_forced_install(partial_server, repo_copy, tmpdir):
     mpack_helpers.ensure_dashboard(repo_copy)
-    old = _build_version(repo_copy, str(tmpdir.join("old")), "1.0.0.0")
-    new = _build_version(repo_copy, str(tmpdir.join("new")), "1.0.1.0")
+    old = _build_version(repo_copy, str(tmpdir.join("old")), "9.0.0.0")
+    new = _build_version(repo_copy, str(tmpdir.join("new")), "9.0.1.0")
     server = partial_server
     link = "dashboards/grafana-dashboards/" + SERVICE
     server.install(old)

@@ -136,7 +136,7 @@ def tarballs(tmpdir_factory):
     mpack_helpers.ensure_dashboard(repo)
     build = mpack_helpers.load_build_module()
     out = {}
-    for version in ("1.0.0.0", "1.0.1.0", "1.0.0.1", "1.0.0.10"):
+    for version in ("9.0.0.0", "9.0.1.0", "9.0.0.1", "9.0.0.10"):
         mpack_helpers.set_version(repo, version)
         out[version] = build.build(str(tmpdir_factory.mktemp("dist-" + version)), repo=repo)
     return out
@@ -150,31 +150,31 @@ def test_install_upgrade_uninstall_with_ambaris_own_code(line, src, python, tarb
                   tmp_dir=str(tmpdir.join("fake-tmp")))
     before = stack_dirs(real.resources)
 
-    real.ok("install_mpack", tarballs["1.0.0.0"])
-    fake.install(tarballs["1.0.0.0"])
+    real.ok("install_mpack", tarballs["9.0.0.0"])
+    fake.install(tarballs["9.0.0.0"])
     installed = _relative(links(real.resources), real.resources)
     service_links = {
         "common-services/%s/%s" % (SERVICE, VERSION):
-            "mpacks/kafka-mirrormaker2-mpack-1.0.0.0/common-services/%s/%s" % (SERVICE, VERSION),
+            "mpacks/kafka-mirrormaker2-mpack-9.0.0.0/common-services/%s/%s" % (SERVICE, VERSION),
         "stacks/BIGTOP/3.2.0/services/%s" % SERVICE:
-            "mpacks/kafka-mirrormaker2-mpack-1.0.0.0/stacks/BIGTOP/%s/%s" % (SERVICE, VERSION),
+            "mpacks/kafka-mirrormaker2-mpack-9.0.0.0/stacks/BIGTOP/%s/%s" % (SERVICE, VERSION),
     }
     assert dict((k, v) for k, v in installed.items() if not k.startswith("dashboards/")) == service_links
     assert stack_dirs(real.resources) == before, "install-mpack created a stack directory"
     assert installed == _relative(links(fake.resources), fake.resources)
 
-    real.ok("upgrade_mpack", tarballs["1.0.1.0"])
-    fake.upgrade(tarballs["1.0.1.0"])
+    real.ok("upgrade_mpack", tarballs["9.0.1.0"])
+    fake.upgrade(tarballs["9.0.1.0"])
     upgraded = _relative(links(real.resources), real.resources)
-    assert upgraded == dict((k, v.replace("-1.0.0.0/", "-1.0.1.0/")) for k, v in service_links.items())
-    assert not os.path.exists(os.path.join(real.resources, "mpacks", "kafka-mirrormaker2-mpack-1.0.0.0"))
+    assert upgraded == dict((k, v.replace("-9.0.0.0/", "-9.0.1.0/")) for k, v in service_links.items())
+    assert not os.path.exists(os.path.join(real.resources, "mpacks", "kafka-mirrormaker2-mpack-9.0.0.0"))
     assert upgraded == _relative(links(fake.resources), fake.resources)
     assert stack_dirs(real.resources) == stack_dirs(fake.resources) == before
 
     real.ok("uninstall_mpack", "kafka-mirrormaker2-mpack")
     fake.uninstall("kafka-mirrormaker2-mpack")
     assert links(real.resources) == {} == links(fake.resources)
-    assert not os.path.exists(os.path.join(real.resources, "mpacks", "kafka-mirrormaker2-mpack-1.0.1.0"))
+    assert not os.path.exists(os.path.join(real.resources, "mpacks", "kafka-mirrormaker2-mpack-9.0.1.0"))
 
 
 @pytest.mark.parametrize("line,src,python", _line_params())
@@ -199,7 +199,7 @@ def test_bigtop_3_4_0_stack_gets_the_service(line, src, python, tarballs, tmpdir
 @pytest.mark.parametrize("line,src,python", _line_params())
 def test_server_without_a_listed_stack_refuses_the_mpack(line, src, python, tarballs, tmpdir):
     real = RealServer(str(tmpdir), line, src, python, ["HDP/2.6"])
-    code, out = real.run("install_mpack", tarballs["1.0.0.0"])
+    code, out = real.run("install_mpack", tarballs["9.0.0.0"])
     assert code != 0
     assert "Prerequisite failure! Min applicable stack not found" in out
     assert links(real.resources) == {}
@@ -209,10 +209,10 @@ def test_server_without_a_listed_stack_refuses_the_mpack(line, src, python, tarb
 def test_upgrade_to_a_version_extending_the_old_one_unlinks_the_service(line, src, python, tarballs, tmpdir):
     """The hazard build.py's released-names check guards against, shown on Ambari's own code."""
     real = RealServer(str(tmpdir), line, src, python, ["BIGTOP/3.2.0"])
-    real.ok("install_mpack", tarballs["1.0.0.1"])
+    real.ok("install_mpack", tarballs["9.0.0.1"])
     assert links(real.resources)
-    real.ok("upgrade_mpack", tarballs["1.0.0.10"])
-    assert os.path.isdir(os.path.join(real.resources, "mpacks", "kafka-mirrormaker2-mpack-1.0.0.10"))
+    real.ok("upgrade_mpack", tarballs["9.0.0.10"])
+    assert os.path.isdir(os.path.join(real.resources, "mpacks", "kafka-mirrormaker2-mpack-9.0.0.10"))
     assert links(real.resources) == {}
 
 
@@ -222,12 +222,60 @@ def test_upgrade_drops_the_dashboards_link_and_a_forced_install_restores_it(line
     it with the old version; installing the new tarball again with --force links it back."""
     real = RealServer(str(tmpdir), line, src, python, ["BIGTOP/3.2.0"])
     link = "dashboards/grafana-dashboards/" + SERVICE
-    real.ok("install_mpack", tarballs["1.0.0.0"])
+    real.ok("install_mpack", tarballs["9.0.0.0"])
     assert link in links(real.resources)
-    out = real.ok("upgrade_mpack", tarballs["1.0.1.0"])
+    out = real.ok("upgrade_mpack", tarballs["9.0.1.0"])
     assert "Grafana dashboards already exist for service %s" % SERVICE in out
     assert link not in links(real.resources)
-    real.ok("install_mpack", tarballs["1.0.1.0"], "--force")
+    real.ok("install_mpack", tarballs["9.0.1.0"], "--force")
     assert _relative(links(real.resources), real.resources)[link] == \
-        "mpacks/kafka-mirrormaker2-mpack-1.0.1.0/common-services/%s/%s/dashboards/grafana-dashboards" % (SERVICE, VERSION)
+        "mpacks/kafka-mirrormaker2-mpack-9.0.1.0/common-services/%s/%s/dashboards/grafana-dashboards" % (SERVICE, VERSION)
 
+
+
+@pytest.fixture(scope="module")
+def release_upgrade(tmpdir_factory, build_module):
+    """(previous release's tarball, this checkout's tarball): the previous release is rebuilt from the
+    commit tests/build/released-names.json records for it, by that commit's own build.py."""
+    previous = mpack_helpers.previous_release()
+    if previous is None:
+        pytest.skip("tests/build/released-names.json records no release below %s with its commit"
+                    % mpack_helpers.current_version())
+    version, commit = previous
+    old, why = mpack_helpers.build_release_from_git(commit, str(tmpdir_factory.mktemp("dist-previous")),
+                                                    str(tmpdir_factory.mktemp("previous")))
+    if old is None:
+        pytest.skip("cannot rebuild release %s: %s" % (version, why))
+    new = build_module.build(str(tmpdir_factory.mktemp("dist-current")), repo=mpack_helpers.REPO_ROOT)
+    return version, old, mpack_helpers.current_version(), new
+
+
+@pytest.mark.parametrize("line,src,python", _line_params())
+def test_upgrade_mpack_from_the_previous_release(line, src, python, release_upgrade, tmpdir):
+    """What an operator runs: install-mpack of the last release, then upgrade-mpack to this one."""
+    old_version, old, new_version, new = release_upgrade
+    stacks = ["BIGTOP/3.2.0", "BIGTOP/3.3.0", "HDP/3.1"]
+    real = RealServer(str(tmpdir.join("real")), line, src, python, stacks)
+    fake = Server(make_resources(str(tmpdir.join("fake")), stacks), AMBARI_VERSION[line],
+                  tmp_dir=str(tmpdir.join("fake-tmp")))
+    real.ok("install_mpack", old)
+    fake.install(old)
+    before = dict((k, v) for k, v in _relative(links(real.resources), real.resources).items()
+                  if not k.startswith("dashboards/"))
+    assert sorted(before) == sorted(["common-services/%s/%s" % (SERVICE, VERSION)] +
+                                    ["stacks/%s/services/%s" % (s, SERVICE) for s in stacks])
+
+    out = real.ok("upgrade_mpack", new)
+    fake.upgrade(new)
+    assert "No management packs found that can be upgraded" not in out
+    after = _relative(links(real.resources), real.resources)
+    # every service link moved to the new version; none is lost
+    assert dict((k, v) for k, v in after.items() if not k.startswith("dashboards/")) == dict(
+        (k, v.replace("-%s/" % old_version, "-%s/" % new_version)) for k, v in before.items())
+    assert not os.path.exists(os.path.join(real.resources, "mpacks", "kafka-mirrormaker2-mpack-" + old_version))
+    assert os.path.isdir(os.path.join(real.resources, "mpacks", "kafka-mirrormaker2-mpack-" + new_version))
+    assert after == _relative(links(fake.resources), fake.resources)
+
+    # the same tarball again is refused: a rebuild needs a higher version
+    code, out = real.run("upgrade_mpack", new)
+    assert code != 0 and "No management packs found that can be upgraded!" in out

@@ -6,6 +6,7 @@ import io
 import json
 import os
 import re
+import sys
 
 import pytest
 
@@ -82,6 +83,15 @@ def test_configuration_dependency_on_an_unknown_type(repo_copy, build_module):
     problems = _expect(build_module, repo_copy, rel, _line_of(repo_copy, rel, "<configuration-dependencies>"),
                        "lacks kafka-mm2-custom", "Restart Required")
     assert any("lists kafka-mm2-customs" in p for p in problems)
+
+
+def test_cluster_env_as_a_restart_dependency_is_refused(repo_copy, build_module):
+    """A cluster-env save (Service Auto Start, alert tolerance) must not flag the drivers."""
+    rel = SERVICE + "/metainfo.xml"
+    replace_in(_path(repo_copy, rel), "<config-type>kafka-broker</config-type>",
+               "<config-type>cluster-env</config-type>\n        <config-type>kafka-broker</config-type>")
+    _expect(build_module, repo_copy, rel, _line_of(repo_copy, rel, "<configuration-dependencies>"),
+            "lists cluster-env: every save of it (e.g. Service Auto Start in cluster-env) would flag the drivers")
 
 
 def test_alert_script_path_the_agent_cannot_resolve(repo_copy, build_module):
@@ -330,20 +340,86 @@ def test_released_property_that_disappears(repo_copy, build_module):
 
 def test_released_names_allow_additions(repo_copy, build_module):
     _record(build_module, repo_copy)
-    mpack_helpers.set_version(repo_copy, "1.1.0.0")
+    mpack_helpers.set_version(repo_copy, "9.1.0.0")
     replace_in(_path(repo_copy, "package/scripts/mm2_core/config/schema.py"),
                'Property("tasks.max",', 'Property("tasks.extra", "1", "Extra", "An added property.", '
-               'value_type="int", overridable=False),\n    Property("tasks.max",')
+               'value_type="int", overridable=False, not_in_theme="added by a test and shown on no tab"),\n    Property("tasks.max",')
     assert _problems(build_module, repo_copy) == []
 
 
 def test_version_extending_a_released_one_is_refused(repo_copy, build_module):
-    mpack_helpers.set_version(repo_copy, "1.0.0.1")
+    mpack_helpers.set_version(repo_copy, "9.0.0.1")
     _record(build_module, repo_copy)
-    mpack_helpers.set_version(repo_copy, "1.0.0.10")
+    mpack_helpers.set_version(repo_copy, "9.0.0.10")
     problems = _problems(build_module, repo_copy)
-    assert any(p.startswith("mpack.json:1: version 1.0.0.10 starts with released version 1.0.0.1")
+    assert any(p.startswith("mpack.json:1: version 9.0.0.10 starts with released version 9.0.0.1")
                for p in problems), "\n".join(problems)
+
+
+# -- release versions: each release higher than the last --------------------------------------------
+
+def test_the_checkout_is_above_every_recorded_release():
+    """mpack.json of the checkout is a version upgrade-mpack accepts over every recorded release."""
+    history = mpack_helpers.released_history()
+    assert history, "tests/build/released-names.json records no release"
+    current = mpack_helpers.current_version()
+    for version in history:
+        assert mpack_helpers._key(current) >= mpack_helpers._key(version), (current, version)
+
+
+def test_recording_the_same_version_twice_is_refused(repo_copy, build_module):
+    mpack_helpers.set_version(repo_copy, "9.0.0.0")
+    _record(build_module, repo_copy)
+    with pytest.raises(build_module.BuildError) as info:
+        _record(build_module, repo_copy)
+    assert "version 9.0.0.0 is already recorded in tests/build/released-names.json: bump mpack.json's version" \
+        in str(info.value.problems[0])
+
+
+def test_recording_a_lower_version_is_refused(repo_copy, build_module):
+    mpack_helpers.set_version(repo_copy, "9.0.0.0")
+    _record(build_module, repo_copy)
+    mpack_helpers.set_version(repo_copy, "8.9.0.0")
+    before = mpack_helpers.read_text(_path(repo_copy, "tests/build/released-names.json"))
+    with pytest.raises(build_module.BuildError) as info:
+        _record(build_module, repo_copy)
+    messages = [str(p) for p in info.value.problems]
+    assert any("version 8.9.0.0 is not higher than the last released version 9.0.0.0" in m for m in messages), \
+        messages
+    assert mpack_helpers.read_text(_path(repo_copy, "tests/build/released-names.json")) == before
+
+
+def test_building_below_the_last_release_is_refused(repo_copy, build_module):
+    mpack_helpers.set_version(repo_copy, "9.0.0.0")
+    _record(build_module, repo_copy)
+    mpack_helpers.set_version(repo_copy, "8.10.0.0")  # numerically lower, though "8.10" > "8.9" > ... as text
+    problems = _problems(build_module, repo_copy)
+    assert any(p.startswith("mpack.json:1: version 8.10.0.0 is lower than released version 9.0.0.0") for p in problems), \
+        "\n".join(problems)
+
+
+def test_a_released_version_built_with_other_names_is_refused(repo_copy, build_module):
+    mpack_helpers.set_version(repo_copy, "9.0.0.0")
+    _record(build_module, repo_copy)
+    replace_in(_path(repo_copy, "package/scripts/mm2_core/config/schema.py"),
+               'Property("tasks.max",', 'Property("tasks.extra", "1", "Extra", "An added property.", '
+               'value_type="int", overridable=False, not_in_theme="added by a test and shown on no tab"),\n    Property("tasks.max",')
+    problems = _problems(build_module, repo_copy)
+    assert any(p.startswith("mpack.json:1: version 9.0.0.0 is already released with other names "
+                            "(property kafka-mm2-replication/tasks.extra") for p in problems), "\n".join(problems)
+    mpack_helpers.set_version(repo_copy, "9.1.0.0")
+    assert _problems(build_module, repo_copy) == []
+
+
+def test_record_release_command_line_refuses_a_recorded_version(repo_copy):
+    import subprocess
+    mpack_helpers.set_version(repo_copy, "9.0.0.0")
+    run = lambda: subprocess.Popen([sys.executable, _path(repo_copy, "build.py"), "--record-release"], cwd=repo_copy,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE).communicate()
+    out, _ = run()
+    assert b"Recorded the names of 9.0.0.0" in out
+    out, err = run()
+    assert b"version 9.0.0.0 is already recorded" in err and b"nothing was built or recorded" in err
 
 
 @pytest.mark.parametrize("rel", ["mpack.json", SERVICE + "/kerberos.json", SERVICE + "/themes/theme.json"])

@@ -164,7 +164,20 @@ def check_test_run(argv, env):
 
 
 def check_venv(argv):
-    assert argv[1:3] == ["-m", "venv"] and argv[3].startswith("/tmp/"), argv
+    assert argv[1:3] == ["-m", "venv"] and argv[3].startswith(("/tmp/", "~/")), argv
+
+
+def check_activate(argv):
+    assert len(argv) == 2 and argv[1].startswith(("/tmp/", "~/")) and argv[1].endswith("/bin/activate"), argv
+
+
+def check_pipx_install(argv):
+    check_pip_install(["pip"] + argv[1:])
+
+
+def check_mm2_verify_demo(argv):
+    from mm2_verify import demo
+    _parses(demo.parser().parse_args, argv[2:])
 
 
 def check_benchmark(argv):
@@ -176,6 +189,14 @@ def check_inspection(argv):
     assert all(a.startswith(("/", "-")) for a in argv[1:]), "read-only look at absolute paths on a host: %s" % argv
 
 
+def check_kill(argv):
+    assert argv[1:] and all(PLACEHOLDER_ARG.match(a) or re.match(r"^-(TERM|KILL|9|15)$", a) for a in argv[1:]), \
+        "kill takes a <pid> placeholder (and a signal): %s" % argv
+
+
+PLACEHOLDER_ARG = re.compile(r"^<[a-z][a-z -]*>$")
+
+
 # (what the rule is for, does it apply to argv, what to do: "run" or a check taking argv [, env])
 RULES = [
     ("shell variables", lambda a: not a or a[0] == "export", None),
@@ -184,8 +205,11 @@ RULES = [
      a[-1] in ("--help", "--version"), "run"),
     ("mm2-ambari render runs", lambda a: a[:2] == ["mm2-ambari", "render"], "run"),
     ("mm2-ambari validate runs (offline)", lambda a: a[:2] == ["mm2-ambari", "validate"], "run"),
+    ("mm2-ambari import-mm1 runs (offline)", lambda a: a[:2] == ["mm2-ambari", "import-mm1"], "run"),
     ("mm2-verify --print-spark-submit runs", lambda a: a[0] == "mm2-verify" and "--print-spark-submit" in a,
      "run"),
+    ("mm2-verify demo (needs pyspark and Java; run by tests/verify/test_demo.py)",
+     lambda a: a[:2] == ["mm2-verify", "demo"], check_mm2_verify_demo),
     ("mm2-ambari against Ambari: parsed", lambda a: a[0] == "mm2-ambari", check_mm2_ambari),
     ("mm2-verify with Spark and data: parsed", lambda a: a[0] == "mm2-verify", check_mm2_verify),
     ("spark-submit of the job: parsed", lambda a: a[0] == "spark-submit", check_spark_submit),
@@ -196,7 +220,10 @@ RULES = [
      ("-m" in a and a[a.index("-m") + 1:a.index("-m") + 2] == ["pytest"]), check_test_run),
     ("a virtualenv outside the checkout", lambda a: re.match(r"^python3(\.\d+)?$", a[0]) is not None and
      a[1:3] == ["-m", "venv"], check_venv),
+    ("activate a virtualenv outside the checkout", lambda a: a[0] in (".", "source"), check_activate),
+    ("pipx install", lambda a: a[:2] == ["pipx", "install"], check_pipx_install),
     ("look at files on a host", lambda a: a[0] in ("ls", "ps"), check_inspection),
+    ("stop a stray process on a host (never run)", lambda a: a[0] == "kill", check_kill),
     ("a benchmark (minutes of timing: not run here)", lambda a: len(a) > 1 and a[1].startswith("benchmarks/"),
      check_benchmark),
 ]
@@ -328,3 +355,17 @@ def test_relative_links_and_anchors_resolve():
             elif anchor and full.endswith(".md") and anchor not in _anchors(full):
                 broken.append("%s: %s (no such heading)" % (page, target))
     assert not broken, "\n".join(broken)
+
+
+# -- versions the docs name are the ones pip installs ----------------------------------------------------
+
+def test_the_pyspark_range_in_the_docs_is_the_verify_extra():
+    with io.open(os.path.join(REPO, "pyproject.toml"), encoding="utf-8") as fh:
+        extra = re.search(r'^verify = \[(.*)\]$', fh.read(), re.M).group(1)
+    wanted = re.search(r'"(pyspark[^"]*)"', extra).group(1)
+    with io.open(os.path.join(REPO, "docs", "verify.md"), encoding="utf-8") as fh:
+        text = fh.read()
+    install_lines = [line for line in text.split("\n") if line.startswith("pip install '.[verify]'")]
+    assert any(wanted in line for line in install_lines), (wanted, install_lines)
+    for named in re.findall(r"pyspark (\d+\.\d+\.\d+)", text):  # a bare version would go stale
+        raise AssertionError("docs/verify.md names pyspark %s; name the range pip installs (%s)" % (named, wanted))

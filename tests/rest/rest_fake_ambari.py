@@ -21,7 +21,8 @@ It reproduces the parts of Ambari's REST contract mm2-ambari relies on, as read 
   notes, SECRET:<type>:<version>:<name> in GET answers for PASSWORD properties and for properties marked
   password in properties_attributes, references resolved back on PUT (SecretReference,
   AmbariManagementControllerImpl.updateCluster), and no new version when nothing differs;
-- stale_configs on started host components after a config change, cleared by a (re)start;
+- stale_configs on started host components after a change of a config type in the service's
+  <configuration-dependencies> (any key: ConfigHelper.calculateIsStaleConfigs), cleared by a (re)start;
 - the stack configurations endpoint serves the defaults of mm2_core.config.schema (what build.py puts in the XML);
 - maintenance mode at service, host and host component level, the effective state in GET answers and
   the operation level deciding what a state change or command skips (MaintenanceStateHelper);
@@ -30,7 +31,10 @@ It reproduces the parts of Ambari's REST contract mm2-ambari relies on, as read 
 - config groups: one group per host and service (ConfigGroupResourceProvider.verifyHostList), group
   configs stored as given (no secret reference resolution);
 - deleteResult of multi host component deletes (AmbariManagementControllerImpl.deleteHostComponents);
-- batched request schedules (RequestScheduleResourceProvider, ExecutionScheduleManager, BatchRequestJob).
+- batched request schedules (RequestScheduleResourceProvider, ExecutionScheduleManager, BatchRequestJob);
+- alert definitions: created from alerts.json as the server's start does (reconcileAlertDefinitions creates
+  missing ones only), updated field by field with a given source replacing the stored one
+  (AlertDefinitionResourceProvider.populateEntity), unknown fields refused.
 Each behaviour names the server class and method it follows next to it.
 """
 import base64
@@ -118,6 +122,7 @@ class FakeAmbari(object):
         self.config_groups = {}
         self.requests = {}
         self.alerts = []
+        self.alert_definitions = {}  # id -> AlertDefinition fields (AlertDefinitionEntity as the REST API shows it)
         self.next_request = 1
         self.next_task = 1
         self.next_group = 1
@@ -210,6 +215,25 @@ class FakeAmbari(object):
                                       "host_name": host, "service_name": S, "component_name": C,
                                       "definition_name": definition, "maintenance_state": maintenance,
                                       "cluster_name": self.cluster}})
+
+    def load_alert_definitions(self, alerts_json):
+        """The definitions of an alerts.json as ambari-server's start creates the missing ones
+        (AmbariMetaInfo.reconcileAlertDefinitions -> AlertDefinitionFactory.coerce): enabled, not host-ignored."""
+        for service, components in alerts_json.items():
+            for component, definitions in components.items():
+                for definition in definitions:
+                    if any(d["name"] == definition["name"] for d in self.alert_definitions.values()):
+                        continue  # reconcile never updates an existing definition
+                    did = max(self.alert_definitions or [0]) + 1
+                    self.alert_definitions[did] = {
+                        "id": did, "cluster_name": self.cluster, "service_name": service,
+                        "component_name": None if component == "service" else component,
+                        "name": definition["name"], "label": definition.get("label"),
+                        "description": definition.get("description"), "help_url": definition.get("help_url"),
+                        "interval": definition.get("interval", 1), "enabled": definition.get("enabled", True),
+                        "scope": definition.get("scope", "ANY"), "ignore_host": definition.get("ignore_host", False),
+                        "repeat_tolerance": 1, "repeat_tolerance_enabled": False,
+                        "source": copy.deepcopy(definition["source"])}
 
     def _take(self, queue, method, path):
         for index, item in enumerate(queue):
@@ -374,6 +398,13 @@ class FakeAmbari(object):
     def accepted(self, rid):
         return 202, {"href": "%s/api/v1/clusters/%s/requests/%d" % (self.url, self.cluster, rid),
                      "Requests": {"id": rid, "status": "Accepted"}}
+
+
+def service_config_dependencies():
+    """The <configuration-dependencies> of the service's metainfo.xml (what Ambari's staleness rule reads)."""
+    import xml.etree.ElementTree as ET
+    root = ET.parse(os.path.join(REPO, "common-services", S, names.SERVICE_VERSION, "metainfo.xml")).getroot()
+    return set(node.text.strip() for node in root.iter("config-type"))
 
 
 def stack_defaults():
@@ -550,6 +581,8 @@ class Routes(object):
             ("GET", ("requests", "*")): self.get_request,
             ("GET", ("requests", "*", "tasks")): self.get_tasks,
             ("GET", ("alerts",)): self.get_alerts,
+            ("GET", ("alert_definitions",)): self.get_alert_definitions,
+            ("PUT", ("alert_definitions", "*")): self.put_alert_definition,
         }
         if rest[:2] == ["configurations", "service_config_versions"]:
             key = (method, ("configurations", "service_config_versions"))
@@ -650,9 +683,13 @@ class Routes(object):
         for config_type, tag, props, attrs, item_note in requests_:
             f._create_config(config_type, tag, props, attrs)
             note = item_note
-        for hr in f.hostroles():
-            if hr["state"] != "INIT":
-                hr["stale_configs"] = True
+        # ConfigHelper.calculateIsStaleConfigs: a host component is stale when a config type it depends on
+        # (the service's <configuration-dependencies>, its own types) has a new desired tag, whatever the keys.
+        dependencies = service_config_dependencies()
+        if any(t in dependencies for t, *_ in requests_):
+            for hr in f.hostroles():
+                if hr["state"] != "INIT":
+                    hr["stale_configs"] = True
         if not any(t in names.OWN_CONFIG_TYPES for t, *_ in requests_):
             return 200, None
         scv = f._add_scv(note)
@@ -1150,6 +1187,56 @@ class Routes(object):
     def get_alerts(self, rest, query, body):
         terms = _predicate(query)
         return 200, {"items": [a for a in self.f.alerts if _matches(a["Alert"], "Alert", terms)]}
+
+
+# AlertDefinitionResourceProvider.PROPERTY_IDS (without the category).
+ALERT_DEFINITION_FIELDS = ("cluster_name", "service_name", "component_name", "id", "name", "label", "description",
+                           "help_url", "interval", "enabled", "scope", "ignore_host", "repeat_tolerance",
+                           "repeat_tolerance_enabled", "source")
+
+
+def _get_alert_definitions(routes, rest, query, body):
+    terms = _predicate(query)
+    return 200, {"items": [{"AlertDefinition": copy.deepcopy(d)} for _, d in sorted(routes.f.alert_definitions.items())
+                           if _matches(d, "AlertDefinition", terms)]}
+
+
+def _put_alert_definition(routes, rest, query, body):
+    """AlertDefinitionResourceProvider.updateResources -> populateEntity: only the fields given change; a
+    given source REPLACES the stored one as a whole (the flattened AlertDefinition/source/* properties are
+    rebuilt into a new JSON object), and AlertDefinition/source/type sets the source type."""
+    f = routes.f
+    try:
+        did = int(rest[1])
+    except ValueError:
+        raise HttpError(400, "For input string: \"%s\"" % rest[1])
+    definition = f.alert_definitions.get(did)
+    if definition is None:
+        raise not_found("AlertDefinition id=%s" % did)
+    fields = (body or {}).get("AlertDefinition") if isinstance(body, dict) else None
+    if not isinstance(fields, dict):
+        raise HttpError(400, "Invalid Request: Malformed Request Body.")
+    unknown = sorted("AlertDefinition/" + k for k in fields if k not in ALERT_DEFINITION_FIELDS)
+    unknown += sorted(k for k in body if k != "AlertDefinition")
+    if unknown:
+        raise HttpError(400, "The properties [%s] specified in the request or predicate are not supported for the "
+                             "resource type AlertDefinition." % ", ".join(unknown))
+    for key, value in fields.items():
+        if key in ("id", "cluster_name"):
+            continue
+        if key == "source":
+            if not isinstance(value, dict) or not value:
+                raise HttpError(400, "Source must be specified")
+            definition["source"] = copy.deepcopy(value)
+            continue
+        if key == "interval":
+            value = int(value)
+        definition[key] = value
+    return 200, None
+
+
+Routes.get_alert_definitions = _get_alert_definitions
+Routes.put_alert_definition = _put_alert_definition
 
 
 def free_port_refused(port):

@@ -205,7 +205,7 @@ def test_invalid_yaml_is_bad_input_with_line(cli, fake, tmp_path):
     bad.write_text("clusters:\n  dc1: {bootstrap.servers: a:9092\nflows: []\n")
     result = deploy(cli, fake, path=str(bad))
     assert result.code == 2, result
-    assert "bad.yaml: not valid YAML: line" in result.err
+    assert "bad.yaml:2:8: not valid YAML: the [ or { opened here is not closed" in result.err
 
 
 def test_the_validator_sees_this_clusters_kafka_brokers(cli, fake, monkeypatch):

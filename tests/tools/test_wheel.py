@@ -56,3 +56,16 @@ def test_the_wheel_runs_its_own_code_not_the_checkout(installed):
                                      "import mm2_core, mm2_ambari.render_cmd as r; print(mm2_core.__file__); "
                                      "print(r.TEMPLATES_DIR)"], cwd=str(work), universal_newlines=True).split()
     assert all(path.startswith(str(env_dir)) for path in where), where
+
+
+def test_the_wheel_carries_its_license_and_metadata(installed):
+    env_dir, work = installed
+    out = subprocess.check_output([str(env_dir / "bin" / "python"), "-c",
+                                   "from importlib import metadata as m; d = m.distribution("
+                                   "'kafka-mirrormaker2-mpack-tools'); print(d.metadata['License']); "
+                                   "print('\\n'.join(d.metadata.get_all('Classifier'))); "
+                                   "print([f.name for f in d.files if f.name in ('LICENSE', 'NOTICE')])"],
+                                  cwd=str(work), universal_newlines=True)
+    assert out.splitlines()[0] == "Apache-2.0"
+    assert "License :: OSI Approved :: Apache Software License" in out
+    assert "['LICENSE', 'NOTICE']" in out

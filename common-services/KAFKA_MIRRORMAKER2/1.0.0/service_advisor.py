@@ -143,12 +143,19 @@ class KAFKA_MIRRORMAKER2100ServiceAdvisor(service_advisor.ServiceAdvisor):
                 return name
         return None
 
-    def _stack_kafka_version(self, services):
+    def _cluster_kafka_version(self, services):
+        """The KAFKA service's version when the cluster runs (or is adding) one, else None."""
         for service in (services or {}).get("services") or []:
             info = service.get("StackServices") or {}
             if info.get("service_name") == names.KAFKA_SERVICE:
                 return info.get("service_version")
         return None
+
+    def _stack_kafka_version(self, services):
+        """The cluster's KAFKA version, else that of the Kafka package the stack installs on drivers."""
+        stack = (services or {}).get("Versions") or {}
+        return advice.stack_kafka_version(self._cluster_kafka_version(services), stack.get("stack_name"),
+                                          stack.get("stack_version"))
 
     def _current(self, services, recommended=None):
         """Plain {type: {name: value}} of the advisor input; other services' fresh recommendations win
@@ -191,7 +198,8 @@ class KAFKA_MIRRORMAKER2100ServiceAdvisor(service_advisor.ServiceAdvisor):
         local = self._local_kafka(services, current)
         # The core validator: the same checks the agent runs before it writes any file.
         found = render.validate(current, version, local_kafka=local)
-        found += advice.installation_problems(current.get(names.ENV), self._stack_kafka_version(services))
+        found += advice.installation_problems(current.get(names.ENV), self._stack_kafka_version(services),
+                                              cluster_runs_kafka=self._cluster_kafka_version(services) is not None)
         if not any(p.level == problems.ERROR for p in found):
             found += advice.listener_problems(parse.build_topology(current, version, local_kafka=local), local)
         items = [(p.config_type, p.name, p.level, p.message) for p in found]

@@ -153,10 +153,12 @@ def connector_submit_args(connector):
     return ["--jars", ",".join(what)] if kind == "jars" else ["--packages", what]
 
 
-def build_session(master=None, app_name="mm2-verify", shuffle_partitions=None, connector=None):
+def build_session(master=None, app_name="mm2-verify", shuffle_partitions=None, connector=None, ui=True):
     """The session; master only when asked (spark-submit's --master / spark-defaults win)."""
     from pyspark.sql import SparkSession
     builder = SparkSession.builder.appName(app_name)
+    if not ui:
+        builder = builder.config("spark.ui.enabled", "false")
     if master:
         builder = builder.master(master)
     builder = builder.config("spark.sql.redaction.options.regex", REDACTION_REGEX).config(

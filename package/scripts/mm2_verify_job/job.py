@@ -232,8 +232,11 @@ def run(argv, spark=None, out=None):
         sys.stderr.write("mm2-verify: bad input: %s\n" % exc)
         return EXIT_BAD_INPUT, None
     except Exception as exc:  # Spark or Kafka failure: say so, not "records missing"
-        traceback.print_exc()
-        sys.stderr.write("mm2-verify: the verification could not run: %s\n" % _first_line(exc))
+        if os.environ.get("MM2_VERIFY_TRACEBACK"):
+            traceback.print_exc()
+        sys.stderr.write("mm2-verify: the verification could not run: %s%s\n" % (
+            _first_line(exc), "" if os.environ.get("MM2_VERIFY_TRACEBACK") else
+            " (set MM2_VERIFY_TRACEBACK=1 to see the stack trace)"))
         return EXIT_RUNTIME, None
     finally:
         if own_session and spark is not None:

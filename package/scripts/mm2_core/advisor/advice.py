@@ -271,7 +271,25 @@ def listener_problems(topo, local_kafka):
     return found
 
 
-def installation_problems(env, stack_kafka_version):
+# Stacks whose add-on (stacks/<STACK>/KAFKA_MIRRORMAKER2/1.0.0/metainfo.xml) installs the stack's own
+# Kafka package (kafka_${stack_version}) on driver hosts, and the oldest Kafka that package has: MM2 runs
+# from it even when the cluster runs no KAFKA service. HDP 3.1's Kafka (2.0) has no MM2: not listed.
+STACK_KAFKA_PACKAGES = {
+    ("BIGTOP", "3.2.0"): "2.8.1",
+    ("BIGTOP", "3.3.0"): "2.8.2",
+    ("ODP", "1.0"): "3.1.0",
+}
+
+
+def stack_kafka_version(cluster_kafka_version, stack_name=None, stack_version=None):
+    """The Kafka version MM2 gets from the stack: the cluster's KAFKA service version when it runs
+    one, else the version of the Kafka package the stack's add-on installs on driver hosts, else None."""
+    if cluster_kafka_version:
+        return cluster_kafka_version
+    return STACK_KAFKA_PACKAGES.get((stack_name, stack_version))
+
+
+def installation_problems(env, stack_kafka_version, cluster_runs_kafka=None):
     """[Problem] when INSTALL would find no Kafka with MirrorMaker 2 (e.g. HDP 3.1's Kafka 2.0 and an
     empty kafka_tarball_url): said in the wizard instead of at INSTALL on every host."""
     env = env or {}
@@ -279,8 +297,14 @@ def installation_problems(env, stack_kafka_version):
     url = (env.get("kafka_tarball_url") or "").strip()
     stack = _parse_version(stack_kafka_version)
     stack_has_mm2 = stack is not None and stack >= versions.MIN_VERSION
-    stack_text = ("the stack's Kafka is %s (MirrorMaker 2 arrived in %s)" % (stack_kafka_version, versions.MIN_VERSION.line)
-                  if stack is not None else "the stack has no Kafka service")
+    if stack is not None:
+        stack_text = "the stack's Kafka is %s (MirrorMaker 2 arrived in %s)" % (stack_kafka_version,
+                                                                                versions.MIN_VERSION.line)
+    elif cluster_runs_kafka is False:
+        stack_text = ("the cluster runs no KAFKA service and this stack has no Kafka package with MirrorMaker 2 "
+                      "for the drivers")
+    else:
+        stack_text = "the stack has no Kafka with MirrorMaker 2"
     example = "https://archive.apache.org/dist/kafka/%s/kafka_2.13-%s.tgz" % ((ASSUMED_KAFKA_VERSION,) * 2)
     if source == "stack" and not stack_has_mm2:
         return [problem(names.ENV, "kafka_install_source", "'stack', but %s; use auto or tarball with "

@@ -5,7 +5,7 @@ Pure stdlib, Python 2.7 and 3. The alert scripts ask the agent for whole config 
 free-form keys no token list could name; configurations() turns the token-keyed map the
 agent passes into the usual {type: {property: value}} shape.
 """
-from mm2_core.config import names, schema
+from mm2_core.config import env_checks, names, schema
 from mm2_core.kafka import replication_policy
 from mm2_core.model import placement
 
@@ -241,9 +241,10 @@ class Endpoint(object):
     """Where and how to read the exporter: the same settings the exporter is rendered from."""
 
     def __init__(self, enabled, port, https=False, ca_file="", verify=True, username="", password="",
-                 path="/metrics", jar=""):
+                 path="/metrics", jar="", bind=""):
         self.enabled = enabled
         self.port = port
+        self.bind = bind  # kafka-mm2-env/mm2_metrics_host: '' every interface, _HOST, or an address
         self.https = https
         self.ca_file = ca_file
         self.verify = verify
@@ -251,6 +252,10 @@ class Endpoint(object):
         self.password = password
         self.path = path
         self.jar = jar
+
+    def local_url(self, host):
+        """Where this host's alerts read its own exporter: the bound address, else the host name."""
+        return self.url(env_checks.metrics_scrape_host(self.bind, host))
 
     def url(self, host):
         if ":" in host and not host.startswith("["):
@@ -280,4 +285,12 @@ def endpoint(configs):
                     verify=is_true(get("mm2_metrics_ssl_verify"), True),
                     username=str(get("mm2_metrics_auth_username") or "").strip(),
                     password=str(get("mm2_metrics_auth_password") or ""),
-                    jar=str(get("jmx_exporter_jar") or "").strip())
+                    jar=str(get("jmx_exporter_jar") or "").strip(),
+                    bind=_bind_host(get("mm2_metrics_host") if "mm2_metrics_host" in _ENV else ""))
+
+
+def _bind_host(value):
+    problem = env_checks.metrics_host_problem(value)
+    if problem:
+        raise ValueError("%s/mm2_metrics_host: %s" % (names.ENV, problem))
+    return str(value or "").strip()

@@ -197,7 +197,7 @@ def diagnose(fetched, endpoint, configs, proc):
 
 # --- the run ---------------------------------------------------------------------------------------------
 def _fetch_local(endpoint, host, parameters, deadline):
-    url = fetcher.with_names(endpoint.url(host), ALL_FAMILIES)
+    url = fetcher.with_names(endpoint.local_url(host), ALL_FAMILIES)
     return fetcher.fetch_cached(url, cfg.param_float(parameters, P_TIMEOUT, DEFAULT_TIMEOUT),
                                 cfg.param_float(parameters, P_CACHE, DEFAULT_CACHE), deadline=deadline,
                                 ca_file=endpoint.ca_file, verify=endpoint.verify,

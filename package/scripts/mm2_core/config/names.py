@@ -26,6 +26,14 @@ FOREIGN_CONFIG_TYPES = (
     "ranger-kafka-plugin-properties",
     "kerberos-env",
 )
+# Read but NOT in metainfo.xml's <configuration-dependencies>: Ambari flags a service "Restart
+# Required" on any save of a listed type (ConfigHelper.calculateIsStaleConfigs looks at the type, not
+# the keys), and cluster-env is saved for unrelated reasons (Service Auto Start, alert tolerance). Every
+# command still carries cluster-env: agents get all of the cluster's desired configs
+# (ConfigHelper.getHostActualConfigs), whatever a service declares.
+NO_RESTART_CONFIG_TYPES = ("cluster-env",)
+# The config types whose change makes Ambari ask for a driver restart (<configuration-dependencies>).
+RESTART_CONFIG_TYPES = OWN_CONFIG_TYPES + tuple(t for t in FOREIGN_CONFIG_TYPES if t not in NO_RESTART_CONFIG_TYPES)
 
 # Custom commands (MASTER component: they show up in Service Actions).
 CMD_REPLICATION_STATUS = "REPLICATION_STATUS"

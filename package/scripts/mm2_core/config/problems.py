@@ -71,6 +71,20 @@ def problem(config_type, name, message, level=ERROR):
     return Problem(config_type, name, message, level)
 
 
+def _subject(found):
+    """What a finding is about: the property, or for the topology YAML the path its message starts with."""
+    if found.name == "content" and ": " in found.message:
+        return (found.config_type, found.name, found.message.split(": ", 1)[0])
+    return (found.config_type, found.name)
+
+
+def without_shadowed_warnings(problems):
+    """Drop a WARN about a property that also has an ERROR: the error says what to do, and a warning
+    that the value is accepted (e.g. 'it is written as topics.exclude') would contradict it."""
+    erred = set(_subject(p) for p in problems if p.level == ERROR)
+    return [p for p in problems if p.level == ERROR or _subject(p) not in erred]
+
+
 class Collector(object):
     def __init__(self):
         self.problems = []

@@ -18,7 +18,7 @@ class Property(object):
                  property_type=None, overridable=True, empty_value_valid=False, entries=None,
                  minimum=None, maximum=None, unit=None, require_input=False,
                  editable_only_at_install=False, read_only=False, content_file=None,
-                 show_property_name=True, depends_on=(), visible=True):
+                 show_property_name=True, depends_on=(), visible=True, not_in_theme=None):
         if value_type == "password" or property_type == "PASSWORD":
             value_type, property_type = "password", "PASSWORD"
             empty_value_valid = True
@@ -41,6 +41,8 @@ class Property(object):
         self.show_property_name = show_property_name
         self.depends_on = tuple(depends_on)  # ((config_type, name), ...)
         self.visible = visible
+        # Every property is on a tab of themes/theme.json unless this says why not (build.py checks it).
+        self.not_in_theme = not_in_theme
 
     @property
     def is_secret(self):
@@ -73,6 +75,12 @@ class ConfigType(object):
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 SASL_MECHANISMS = ("GSSAPI", "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 ROLES = ("source", "target")
+
+# Why some properties are not on a theme tab (the web UI still lists them under Advanced <type>).
+_TEMPLATE_TEXT = ("a whole file as template text: edited in its own text area under Advanced <type>, as the "
+                  "stack services' *-env and log4j templates are")
+_KERBEROS_IDENTITY = ("filled in by Ambari's Kerberos wizard from kerberos.json; changed on Admin > Kerberos, "
+                      "not by hand")
 
 
 def _choices(values):
@@ -167,7 +175,9 @@ def _cluster_properties(role):
 ENV = ConfigType(names.ENV, "MirrorMaker 2 process environment", [
     Property("mm2_user", "mm2", "MirrorMaker 2 user",
              "Service user that runs the MM2 process and owns its files.",
-             value_type="user", property_type="USER", overridable=False),
+             value_type="user", property_type="USER", overridable=False,
+             not_in_theme="a service account: Ambari shows USER properties on the Misc tab of the Add Service "
+                          "wizard and under Advanced kafka-mm2-env; it is fixed after install"),
     Property("mm2_log_dir", "/var/log/kafka-mm2", "Log directory",
              "Where MM2 writes mirrormaker.log and its stdout.", value_type="directory"),
     Property("mm2_pid_dir", "/var/run/kafka-mm2", "PID directory",
@@ -203,12 +213,22 @@ ENV = ConfigType(names.ENV, "MirrorMaker 2 process environment", [
     Property("mm2_stop_timeout_seconds", "60", "Stop timeout",
              "How long stop waits after SIGTERM before it sends SIGKILL.",
              value_type="int", minimum="1", maximum="1800", unit="seconds"),
+    Property("mm2_local_kafka_wait_seconds", "300", "Wait for this cluster's Kafka",
+             "When a flow this driver runs reads from or writes to this Ambari cluster's own Kafka, start "
+             "first waits up to this long for one of its brokers to accept connections (after a host "
+             "reboot, Service Auto Start may start MirrorMaker 2 before the brokers). 0: do not wait.",
+             value_type="int", minimum="0", maximum="1200", unit="seconds"),
     Property("mm2_metrics_enabled", "true", "Expose metrics over HTTP",
              "Run the Prometheus JMX exporter Java agent so alerts can read MM2 metrics.",
              value_type="boolean"),
     Property("mm2_metrics_port", "9405", "Metrics port",
              "HTTP port of the JMX exporter on each driver host.",
              value_type="int", minimum="1024", maximum="65535"),
+    Property("mm2_metrics_host", "", "Metrics bind address",
+             "Interface the exporter listens on. Empty: every interface. _HOST: each host's own name "
+             "(its FQDN's interface, where the alerts of every driver host read it). Or an IPv4 "
+             "address or host name, e.g. 127.0.0.1 (then only this host's alerts read it; use a "
+             "config group per host for a per-host address).", empty_value_valid=True),
     Property("jmx_exporter_jar", "/usr/share/java/jmx_prometheus_javaagent.jar",
              "JMX exporter agent jar",
              "Path on the host, or http(s) URL that install downloads it from, of "
@@ -241,13 +261,20 @@ ENV = ConfigType(names.ENV, "MirrorMaker 2 process environment", [
              "HTTP Basic password of the metrics user.", value_type="password"),
     Property("mm2_principal_name", "", "MirrorMaker 2 principal",
              "Kerberos principal of MM2 (set by Ambari's Kerberos wizard).",
-             property_type="KERBEROS_PRINCIPAL", empty_value_valid=True),
+             property_type="KERBEROS_PRINCIPAL", empty_value_valid=True, not_in_theme=_KERBEROS_IDENTITY),
     Property("mm2_keytab", "", "MirrorMaker 2 keytab",
              "Keytab of the principal above (set by Ambari's Kerberos wizard).",
-             empty_value_valid=True),
+             empty_value_valid=True, not_in_theme=_KERBEROS_IDENTITY),
+    Property("mpack_version", "", "Mpack release of these settings",
+             "The mpack release `mm2-ambari upgrade` last reconciled these settings for (new properties "
+             "added, alert definitions updated). Its change flags the drivers Restart Required, so they "
+             "pick up the new release's scripts. Empty: never reconciled (installed with this release, "
+             "or not upgraded yet).", empty_value_valid=True, overridable=False,
+             not_in_theme="bookkeeping that mm2-ambari upgrade writes; nothing to set by hand (shown under "
+                          "Advanced kafka-mm2-env)"),
     Property("content", "", "mm2-env.sh template",
              "Environment of the MM2 process (Jinja template).", value_type="content",
-             content_file="mm2-env.sh.j2", show_property_name=False),
+             content_file="mm2-env.sh.j2", show_property_name=False, not_in_theme=_TEMPLATE_TEXT),
 ])
 
 CLUSTERS = ConfigType(names.CLUSTERS, "Clusters MirrorMaker 2 connects", [
@@ -389,10 +416,10 @@ LOG4J = ConfigType(names.LOG4J, "MirrorMaker 2 logging", [
              "How many rolled log files are kept.", value_type="int", minimum="1", maximum="1000"),
     Property("content", "", "log4j template (Kafka up to 3.x)",
              "log4j 1 properties used with Kafka 2.4 to 3.9.", value_type="content",
-             content_file="log4j.properties.j2", show_property_name=False),
+             content_file="log4j.properties.j2", show_property_name=False, not_in_theme=_TEMPLATE_TEXT),
     Property("log4j2_content", "", "log4j2 template (Kafka 4.x)",
              "log4j2 YAML used with Kafka 4.x.", value_type="content",
-             content_file="log4j2.yaml.j2", show_property_name=False),
+             content_file="log4j2.yaml.j2", show_property_name=False, not_in_theme=_TEMPLATE_TEXT),
 ])
 
 CUSTOM = ConfigType(names.CUSTOM, "Custom MM2 properties, passed through after validation", [],

@@ -1,6 +1,6 @@
 """What every input mode shares: global settings, the local-Kafka default target, cluster aliases,
 custom properties and the host-level inputs (driver, Kerberos), read once into the Topology."""
-from mm2_core.config import names, schema
+from mm2_core.config import env_checks, names, schema
 from mm2_core.config.config_values import configs, get, parse_bool, parse_int, suggest, text
 from mm2_core.model import placement
 from mm2_core.model.keycheck import translated_key
@@ -99,8 +99,14 @@ def host_inputs(configurations, topo):
     # that emit the heartbeats proving each flow (placement's rule, shared with the agent's start).
     topo.driver_targets = placement.parse_targets(topo.driver_targets_text)
     topo.internal_rest_port = text(get(configurations, DRIVER_T, "internal.rest.port")).strip()
-    topo.kerberos_principal = text(get(configurations, ENV_T, "mm2_principal_name")).strip()
-    topo.kerberos_keytab = text(get(configurations, ENV_T, "mm2_keytab")).strip()
+    # A line break in either is reported on the property itself (catalog_checks): the model keeps
+    # one line, so the JAAS config derived from them does not repeat the error on another property.
+    topo.kerberos_principal = _one_line(get(configurations, ENV_T, "mm2_principal_name"))
+    topo.kerberos_keytab = _one_line(get(configurations, ENV_T, "mm2_keytab"))
+
+
+def _one_line(value):
+    return " ".join(text(value).split()) if env_checks.line_break_problem(value) else text(value).strip()
 
 
 # Types whose values the model does not read (or reads without checking): their catalog types are
@@ -126,7 +132,7 @@ def catalog_checks(configurations, collector):
             if config_type.name in _VALUE_CHECKED_TYPES:
                 message = catalog_value_problem(config_type[name], props[name])
                 if message:
-                    collector.error(config_type.name, name, message)
+                    collector.error(config_type.name, name, message + env_checks.hint(name, props[name]))
                 elif config_type[name].value_type == "content" and text(props[name]).strip():
                     problem = templates.template_problem(text(props[name]))
                     if problem:
@@ -137,6 +143,9 @@ def catalog_checks(configurations, collector):
                     message = jvm_options_problem(text(props[name]))
                     if message:
                         collector.error(config_type.name, name, message)
+                if config_type.name == ENV_T and not message:
+                    for found in env_checks.env_problems(name, props[name]):
+                        collector.error(config_type.name, name, found)
 
 
 def catalog_value_problem(prop, value):

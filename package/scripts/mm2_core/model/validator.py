@@ -315,6 +315,8 @@ def _check_rf_against_brokers(topo, cluster, collector):
 def _check_sasl(topo, cluster, collector):
     conn = cluster.connection
     where = cluster.where
+    if _misspelled(collector, where, "sasl.mechanism"):
+        return  # the typo is reported; checks for the default mechanism (GSSAPI) would only mislead
     mechanism = conn.get("sasl.mechanism") or "GSSAPI"
     if mechanism not in schema.SASL_MECHANISMS:
         config_type, name = where("sasl.mechanism")
@@ -349,10 +351,25 @@ def _check_sasl(topo, cluster, collector):
                                                    "password" % (cluster.alias, mechanism))
 
 
+def _misspelled(collector, where, field):
+    """True when an error already says a key of this cluster is a typo of ``field``."""
+    config_type, name = where(field)
+    path = name[len("content: "):] if name.startswith("content: ") else name
+    prefix = path[:len(path) - len(field)]
+    for found in collector.problems:
+        if found.config_type == config_type and found.is_error and \
+                ("did you mean %s?" % field in found.message or "did you mean %s?" % path in found.message) and \
+                (found.name.startswith(prefix) or found.message.startswith(prefix)):
+            return True
+    return False
+
+
 def _check_reference(collector, where, value):
     if "${" not in value:
         return
     for ref in ANY_REF_RE.findall(value):
+        if ":" not in ref:
+            continue  # Kafka expands only ${provider:[path:]key}: '${x}' is literal text (a password may hold it)
         if not FILE_REF_RE.match(ref) and not re.match(r"^\$\{[A-Za-z0-9_-]+:[^}]*\}$", ref):
             # A secret's text is never echoed, not even the part that looks like a reference.
             shown = "the ${...} in the value" if versions.is_secret_key(where[1]) else "'%s'" % ref

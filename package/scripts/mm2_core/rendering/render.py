@@ -23,7 +23,7 @@ from collections import OrderedDict
 
 from mm2_core.config import names
 from mm2_core.config.config_values import parse_bool, parse_int, text
-from mm2_core.config.problems import ERROR, ConfigError, problem as Problem
+from mm2_core.config.problems import ERROR, ConfigError, problem as Problem, without_shadowed_warnings
 from mm2_core.formats import javaprops
 from mm2_core.kafka import versions
 from mm2_core.model import keycheck, parse
@@ -128,7 +128,7 @@ def render_topology(topology, hostname, conf_dir):
     builder, problems = _render_entries(topology, hostname)
     errors = [p for p in problems if p.level == ERROR]
     if errors:
-        raise ConfigError(list(topology.problems) + problems)
+        raise ConfigError(without_shadowed_warnings(list(topology.problems) + problems))
     return _finish(topology, builder, hostname, conf_dir, list(topology.problems) + problems)
 
 
@@ -150,7 +150,7 @@ def validate(configurations, kafka_version, local_kafka=None):
     topo.problems = collector.problems
     problems = list(collector.problems)
     problems.extend(check_rendering(topo, "mm2-host.invalid"))
-    return _unique(problems)
+    return _unique(without_shadowed_warnings(problems))
 
 
 def _unique(problems):

@@ -4,10 +4,17 @@ off-cluster render command with Jinja2."""
 import os
 import re
 
-from mm2_core.config import names
+from mm2_core.config import env_checks, names
 from mm2_core.config.config_values import get, parse_bool, text
 from mm2_core.host import install, process
 from mm2_core.kafka import versions
+
+
+def metrics_listen(configurations, hostname):
+    """The exporter agent's [host:]port (kafka-mm2-env/mm2_metrics_host and mm2_metrics_port)."""
+    port = text(get(configurations, names.ENV, "mm2_metrics_port")).strip()
+    bind = env_checks.metrics_bind_host(get(configurations, names.ENV, "mm2_metrics_host"), hostname)
+    return "%s:%s" % (bind, port) if bind else port
 
 
 def template_context(configurations, kafka_version, hostname=None, conf_dir=None, java_home=None):
@@ -22,7 +29,7 @@ def template_context(configurations, kafka_version, hostname=None, conf_dir=None
         jar = install.jmx_agent_jar_path(text(get(configurations, names.ENV, "jmx_exporter_jar")).strip(),
                                          kafka_home or "/opt/kafka-mm2/current")
         if jar:
-            opts.append("-javaagent:%s=%s:%s" % (jar, text(get(configurations, names.ENV, "mm2_metrics_port")),
+            opts.append("-javaagent:%s=%s:%s" % (jar, metrics_listen(configurations, hostname),
                                                  os.path.join(conf_dir, "jmx_exporter_mm2.yaml")))
     return {
         "mm2_java_home": text(get(configurations, names.ENV, "mm2_java_home")).strip() or (java_home or ""),
