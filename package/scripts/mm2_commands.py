@@ -42,9 +42,9 @@ def topic_filter(topo, flow):
     return kafka_tools.TopicFilter(_setting(topo, flow, "topics"), _setting(topo, flow, "topics.exclude"))
 
 
-def _checkpoint_rewrite_seconds(rendering, flow):
-    """How long a 2.x read of a checkpoints topic runs: one emit.checkpoints.interval.seconds of the flow (MM2
-    re-emits every checkpoint each interval before 3.4.1), plus time to start the tool and read the backlog."""
+def _checkpoint_interval_seconds(rendering, flow):
+    """emit.checkpoints.interval.seconds of the flow: a 2.x read of the checkpoints topic ends on a shorter quiet
+    (MM2 re-emits every checkpoint each interval before 3.4.1)."""
     props = dict(rendering.properties)
     value = props.get("%s.emit.checkpoints.interval.seconds" % flow.name) or \
         props.get("emit.checkpoints.interval.seconds") or "60"
@@ -52,7 +52,7 @@ def _checkpoint_rewrite_seconds(rendering, flow):
         interval = int(value)
     except ValueError:
         interval = 60
-    return max(interval, 1) + 45
+    return max(interval, 1)
 
 
 def _internal_separator_enabled(rendering):
@@ -412,7 +412,7 @@ def export_translated_offsets(script, params, groups_filter=None):
         for flow in topo.enabled_flows:
             topic = kafka_tools.checkpoints_topic(flow.source, topo.separator, cli.version,
                                                   _internal_separator_enabled(rendering))
-            result = cli.read_compacted(flow.target, topic, "checkpoint", _checkpoint_rewrite_seconds(rendering, flow))
+            result = cli.read_compacted(flow.target, topic, "checkpoint", _checkpoint_interval_seconds(rendering, flow))
             if not result.ok:
                 raise Fail("Reading %s on %s failed: %s" % (topic, flow.target, result.problem()))
             checkpoints = kafka_tools.latest_checkpoints(kafka_tools.parse_checkpoints(result.out))
