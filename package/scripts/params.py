@@ -176,3 +176,14 @@ target_clusters_setting = _get(names.DRIVER, "target.clusters")
 kafka_broker_hosts = sorted(default("/clusterHostInfo/kafka_broker_hosts", []) or [])
 
 env_content = _template(names.ENV, "content")
+
+# ---- run mode (connect mode: MM2's connectors on a Kafka Connect worker, see mm2_connect)
+mm2_run_mode = (_optional_env("mm2_run_mode", "dedicated") or "dedicated").strip()
+connect_rest_port = _get(names.DRIVER, "connect.rest.port")
+connect_group_id = (_get(names.DRIVER, "connect.group.id") or "mm2-connect").strip()
+mm2_autorestart_enabled = as_bool(_optional_env("mm2_autorestart_enabled", "true"))
+mm2_autorestart_max = as_int(_optional_env("mm2_autorestart_max_restarts", "10"), "mm2_autorestart_max_restarts")
+mm2_autorestart_backoff_unit = as_int(_optional_env("mm2_autorestart_backoff_unit_seconds", "60"),
+                                      "mm2_autorestart_backoff_unit_seconds")
+# FLOW_PAUSE / FLOW_RESUME / FLOW_STOP: the flow named in the request's parameters
+command_flow = to_text(default("/commandParams/flow", "") or "")

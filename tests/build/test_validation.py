@@ -431,6 +431,22 @@ def test_every_problem_names_file_and_line(repo_copy, build_module, rel):
     assert any(p.startswith(rel + ":") for p in problems)
 
 
+def test_live_properties_offer_refresh_configs_and_the_rest_a_restart(build_module):
+    """Ambari's <supported-refresh-commands> (ConfigHelper.calculateRefreshCommand): a change of flow properties
+    only is offered as RECONFIGURE reload_configs; env/driver/log4j/custom changes stay Restart Required."""
+    import xml.etree.ElementTree as ET
+    from mm2_core.config import names, schema
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    for ctype in schema.CONFIG_TYPES:
+        root = ET.fromstring(build_module.generate_configuration_xml(repo, ctype).encode("utf-8"))
+        for prop in root.findall("property"):
+            commands = [(c.get("componentName"), c.get("command"))
+                        for c in prop.findall("supported-refresh-commands/refresh-command")]
+            live = ctype.name in (names.CLUSTERS, names.REPLICATION, names.TOPOLOGY)
+            assert commands == ([(names.COMPONENT, "reload_configs")] if live else []), (ctype.name,
+                                                                                        prop.findtext("name"))
+
+
 def test_alerts_are_written_from_the_registry(repo_copy, build_module):
     """alerts.json and the alert scripts come from mm2_core/alerts/registry.py: a registry change not
     written out (or a hand edit) fails the build at the first differing line; --generate-alerts fixes it."""

@@ -224,8 +224,12 @@ class KAFKA_MIRRORMAKER2100ServiceAdvisor(service_advisor.ServiceAdvisor):
             if "target.clusters" in props:
                 groups.append((group.get("hosts") or [], props["target.clusters"]))
         targets = advice.host_targets(drivers, ",".join(default), groups)
+        flows = [(f.source, f.target) for f in topo.enabled_flows]
+        from mm2_core.connect import connect_mode
+        if connect_mode.run_mode(current) == connect_mode.CONNECT:
+            return connect_mode.placement_problems(flows, targets)
         findings = placement.check_placement(
-            aliases, [(f.source, f.target) for f in topo.enabled_flows], targets, topo.version.key,
+            aliases, flows, targets, topo.version.key,
             emits_heartbeats=resolved.resolve(topo).emits_heartbeats)
         return [(f.config_type, f.property, f.level, f.message) for f in findings]
 

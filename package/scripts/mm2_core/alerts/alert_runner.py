@@ -46,7 +46,7 @@ FAMILIES = dict((k.kind, k.families) for k in registry.KINDS)
 # The exporter's own scrape series are always asked for: they mark a complete scrape, and exporter
 # 0.x runs the JMX collector for a name[] filter only when it names one of them.
 ALL_FAMILIES = tuple(sorted(set(f for fams in FAMILIES.values() for f in fams)
-                            | set([m.SCRAPE_ERROR, m.SCRAPE_DURATION])))
+                            | set([m.SCRAPE_ERROR, m.SCRAPE_DURATION, m.CONNECT_WORKER_UP, m.CONNECT_WORKER_START])))
 
 MAX_TEXT = 8000
 _ENV = names.ENV
@@ -244,6 +244,13 @@ def _execute(kind, token_map, parameters, host_name, now):
         return Result(UNKNOWN, [str(e)])
     thresholds = thresholds_for(kind, parameters)
 
+    if kind == TASKS:
+        from mm2_core.alerts import alert_connect
+        if alert_connect.enabled(configs):   # connect mode: the worker's REST API says it exactly
+            return alert_connect.execute(configs, thresholds, now if now is not None else time.time(),
+                                         timeout=max(1.0, min(10.0, cfg.param_float(parameters, P_TIMEOUT,
+                                                                                    DEFAULT_TIMEOUT))))
+
     proc = None
     if kind == PROCESS:
         proc = process_info(configs)
@@ -264,7 +271,12 @@ def _execute(kind, token_map, parameters, host_name, now):
         if proc is None and fetched.kind == fetcher.REFUSED:
             proc = process_info(configs)
         return Result(UNKNOWN, [diagnose(fetched, endpoint, configs, proc)])
-    snap = m.Snapshot(fetched.text, FAMILIES[kind], fetched.at, fetched.url)
+    text = fetched.text
+    from mm2_core.alerts import alert_connect
+    if alert_connect.enabled(configs):   # connect mode: one herder per flow on this host's worker
+        text = text + alert_connect.herder_lines(configs, text, timeout=max(1.0, min(5.0, cfg.param_float(
+            parameters, P_TIMEOUT, DEFAULT_TIMEOUT))))
+    snap = m.Snapshot(text, FAMILIES[kind], fetched.at, fetched.url)
     if kind == PROCESS:
         return _process_result(snap, fetched, thresholds, proc, host)
     if not snap.has(m.HERDER_UP):
@@ -275,19 +287,27 @@ def _execute(kind, token_map, parameters, host_name, now):
     flows, problem = cfg.expected_flows(configs, evaluation.kafka_version(snap))
     targets = cfg.host_targets(configs)
     flows_here = cfg.flows_for_host(flows or [], targets)
+    held = {}
+    if kind != TASKS:
+        from mm2_core.alerts import alert_connect
+        if alert_connect.enabled(configs):   # connect mode: a flow an operator paused or stopped is not alerted on
+            held = alert_connect.held_flows(configs, timeout=max(1.0, min(5.0, cfg.param_float(
+                parameters, P_TIMEOUT, DEFAULT_TIMEOUT))))
+            flows_here = [f for f in flows_here if f.name not in held]
     expected_names = [f.name for f in flows_here]
 
     if kind in (LATENCY, LAG):
         nowhere = _replicated_nowhere(kind, snap, token_map, parameters, endpoint, host, flows or [], flows_here,
                                       now, thresholds, deadline)
         evaluate = latency.evaluate_latency if kind == LATENCY else lag.evaluate_lag
-        result = evaluate(snap, flows or [], expected_names, thresholds, nowhere)
+        result = evaluate(snap, flows or [], expected_names, thresholds, nowhere, held=sorted(held))
     elif kind == TASKS:
         result = _tasks(snap, token_map, parameters, endpoint, host, flows or [], flows_here, now, thresholds,
                         deadline)
     elif kind == HEARTBEAT:
-        result = _heartbeats(snap, token_map, parameters, endpoint, host, flows, targets, now, thresholds,
-                             deadline)
+        result = _heartbeats(snap, token_map, parameters, endpoint, host,
+                             [f for f in flows if f.name not in held] if flows is not None else None, targets, now,
+                             thresholds, deadline)
     else:
         if flows is None:
             return Result(UNKNOWN, ["Cannot tell which flows sync consumer offsets: %s" % problem])
@@ -296,6 +316,9 @@ def _execute(kind, token_map, parameters, host_name, now):
         _save(path, result)
     if problem and kind != CHECKPOINT:
         result.lines.append("Note: %s; flows were taken from the metrics" % problem)
+    if held:
+        result.lines.append("Held by an operator (not alerted): %s" % ", ".join(
+            "%s %s" % kv for kv in sorted(held.items())))
     return result
 
 

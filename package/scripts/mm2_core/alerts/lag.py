@@ -9,7 +9,7 @@ from mm2_core.alerts.partitions import WAITING, lag_by_partition, source_partiti
 from mm2_core.alerts.tasks import TASKS_STARTUP_GRACE
 
 
-def evaluate_lag(snap, flows, expected_names, thresholds, nowhere=None):
+def evaluate_lag(snap, flows, expected_names, thresholds, nowhere=None, held=()):
     """Worst partition lag (records the replication consumer has not fetched yet) per flow.
     nowhere: {flow name: (state, line)} of evaluate_replicated_nowhere for flows without partitions here."""
     nowhere = nowhere or {}
@@ -74,6 +74,8 @@ def evaluate_lag(snap, flows, expected_names, thresholds, nowhere=None):
         if name not in per_flow:
             per_flow[name] = nowhere.get(name) or (OK, "%s: no partition of this flow is replicated by this host"
                                                    % name)
+    for name in held:   # connect mode: a flow an operator paused or stopped is not judged (its series are stale)
+        per_flow.pop(name, None)
     lines = ordered_lines(per_flow, expected_names)
     states = [s for s, _ in per_flow.values()]
     lagging = [u for u in lags.unattributed if u[2] > 0]

@@ -231,7 +231,8 @@ def decode_checkpoint(key, value):
 
 _HB_LINE = re.compile(r"^Heartbeat\{sourceClusterAlias=(.*), targetClusterAlias=(.*), timestamp=(-?\d+)\}$")
 _CP_LINE = re.compile(r"^Checkpoint\{consumerGroupId=(.*), topicPartition=(.*)-(\d+), "
-                      r"upstreamOffset=(-?\d+), downstreamOffset=(-?\d+), metadata=(.*)\}$")
+                      r"upstreamOffset=(-?\d+), downstreamOffset=(-?\d+), meta(?:ta)?data=(.*)\}$")
+# (Checkpoint.toString spells it "metatadata=" up to at least 3.5, e.g. real 2.8.2 and 3.4.1; "metadata=" in 3.9)
 
 
 def _records(output, decode, line_re, build):

@@ -115,6 +115,12 @@ EMIT_OFFSET_SYNCS = "emit-offset-syncs"
 HEARTBEATS_REPLICATION = "heartbeats-replication"
 LOG4J2 = "log4j2"
 JAVA17 = "java17"
+# The control plane of connect mode (MM2's connectors on a Kafka Connect distributed worker, driven over
+# Connect's REST API): what each Connect version can do to a running flow.
+CONNECT_MODE = "connect-mode"
+CONNECT_RESTART_TASKS = "connect-restart-tasks"
+CONNECT_STOP = "connect-stop"
+CONNECT_OFFSETS = "connect-offsets"
 PRODUCER_BOOTSTRAP_SERVER = "producer-bootstrap-server"
 MM2_FORMATTERS = "mm2-formatters"
 GET_OFFSETS_TOOL = "get-offsets-tool"
@@ -147,6 +153,12 @@ FEATURES = {
     HEARTBEATS_REPLICATION: ("4.0.0", None, "heartbeats.replication.enabled (KIP-1089)"),
     LOG4J2: ("4.0.0", None, "log4j2 configuration (KIP-653)"),
     JAVA17: ("4.0.0", None, "Connect and MM2 need Java 17"),
+    CONNECT_MODE: ("2.4.0", None, "MM2's connectors on a Kafka Connect distributed worker (connect mode): "
+                                  "PUT /connectors/<name>/config, PUT .../pause, PUT .../resume"),
+    CONNECT_RESTART_TASKS: ("3.0.0", None, "POST /connectors/<name>/restart?includeTasks=true&onlyFailed=true "
+                                           "(KIP-745)"),
+    CONNECT_STOP: ("3.5.0", None, "PUT /connectors/<name>/stop, the STOPPED state (KIP-875)"),
+    CONNECT_OFFSETS: ("3.6.0", None, "GET/PATCH/DELETE /connectors/<name>/offsets (KIP-875)"),
     PRODUCER_BOOTSTRAP_SERVER: ("2.5.0", None, "kafka-console-producer.sh --bootstrap-server (KIP-499)"),
     MM2_FORMATTERS: ("2.7.0", None, "org.apache.kafka.connect.mirror.formatters.* for the console consumer"),
     GET_OFFSETS_TOOL: ("3.0.0", None, "bin/kafka-get-offsets.sh with --command-config (KIP-635)"),
@@ -185,6 +197,17 @@ def supports(version, feature):
 
 def feature_first(feature):
     return KafkaVersion.parse(FEATURES[feature][0])
+
+
+def unsupported(version, feature, action):
+    """None when the version has the feature, else the sentence refusing `action` (names the version,
+    the feature and the first version that has it)."""
+    if supports(version, feature):
+        return None
+    first, removed, what = FEATURES[feature]
+    if removed and _as_version(version) >= removed:
+        return "%s is not possible on Kafka %s: %s was removed in %s" % (action, version, what, removed)
+    return "%s needs Kafka %s or newer (%s); this driver runs Kafka %s" % (action, first, what, version)
 
 
 # ---------------------------------------------------------------------------------------------
