@@ -117,6 +117,19 @@ def record_release(repo=REPO):
         shutil.rmtree(staging, ignore_errors=True)
 
 
+def generate_alerts(repo):
+    """Write alerts.json and the alert scripts from package/scripts/mm2_core/alerts/registry.py (the
+    build checks they match it); returns the paths written, relative to the checkout."""
+    core = Core(repo)
+    registry = core.alerts
+    files = [(core.service_dir + "/alerts.json", registry.alerts_json_text())]
+    files += [("package/alerts/" + kind.stub, registry.stub_text(kind.kind)) for kind in registry.KINDS]
+    for rel, text in files:
+        with io.open(os.path.join(repo, *rel.split("/")), "w", encoding="utf-8") as fh:
+            fh.write(_u(text))
+    return [rel for rel, _ in files]
+
+
 def _git_head(repo):
     """The commit a release is recorded at (tests rebuild the previous release from it), or None."""
     import subprocess
@@ -145,8 +158,14 @@ def main(argv=None):
     parser.add_argument("--check", action="store_true", help="validate only, build nothing")
     parser.add_argument("--record-release", action="store_true",
                         help="record this version's names in %s" % RELEASED_NAMES_REL)
+    parser.add_argument("--generate-alerts", action="store_true",
+                        help="write alerts.json and package/alerts/alert_mm2_*.py from the alert registry")
     args = parser.parse_args(argv)
     try:
+        if args.generate_alerts:
+            for rel in generate_alerts(REPO):
+                print("Wrote %s" % rel)
+            return 0
         if args.record_release:
             version = record_release(REPO)
             print("Recorded the names of %s in %s" % (version, RELEASED_NAMES_REL))

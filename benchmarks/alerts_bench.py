@@ -50,19 +50,31 @@ def _fmt(v):
     return repr(float(v))
 
 
-def payload(n, naming, layout="1.x"):
+def flow_pairs(flows):
+    """(source, target) of `flows` flows: A->B alone, else flows-1 sources into one target T plus the
+    reverse flow T->S00 (aggregation with a way back), every flow replicating topics of the same names."""
+    if flows == 1:
+        return [("A", "B")]
+    return [("S%02d" % i, "T") for i in range(flows - 1)] + [("T", "S00")]
+
+
+def payload(n, naming, layout="1.x", flows=1):
     """Exporter text (families and labels sorted; 0.x: trailing comma in label sets) for n
-    replicated partitions of A->B."""
+    replicated partitions spread over the flows of flow_pairs(flows)."""
     new = naming == "4.x"
-    parts = []
-    for i in range(n):
-        topic = "sales.topic-%04d" % (i // TOPIC_PARTITIONS)
-        p = i % TOPIC_PARTITIONS
-        idle = i % 20 == 7            # ~5% idle
-        stalled = i % 500 == 11       # a few stalled: idle window, lag left
-        parts.append((topic, p, idle or stalled, 5000.0 if stalled else 0.0, 20.0 + (i % 97)))
-    parts.append(("heartbeats", 0, False, 0.0, 8.0))
+    pairs = flow_pairs(flows)
+    parts = []   # (flow index, topic, partition, idle, lag, latency)
+    for f in range(len(pairs)):
+        count = n // len(pairs) + (1 if f < n % len(pairs) else 0)
+        for i in range(count):
+            topic = "sales.topic-%04d" % (i // TOPIC_PARTITIONS)
+            p = i % TOPIC_PARTITIONS
+            idle = i % 20 == 7            # ~5% idle
+            stalled = i % 500 == 11       # a few stalled: idle window, lag left
+            parts.append((f, topic, p, idle or stalled, 5000.0 if stalled else 0.0, 20.0 + (i % 97)))
+        parts.append((f, "heartbeats", 0, False, 0.0, 8.0))
     lines = []
+    version = "4.0.0" if new else "3.4.1"
 
     def family(name):
         lines.append("# HELP %s %s" % (name, name))
@@ -76,36 +88,38 @@ def payload(n, naming, layout="1.x"):
     for c in ("MirrorCheckpointConnector", "MirrorHeartbeatConnector", "MirrorSourceConnector"):
         lines.append('mm2_connector_status{connector="%s",status="running"} 1.0' % c)
     family("mm2_herder_start_time_ms")
-    lines.append('mm2_herder_start_time_ms{source="A",target="B"} 1.7E12')
-    lines.append('mm2_herder_start_time_ms{source="B",target="A"} 1.7E12')
+    for source, target in sorted(pairs):
+        lines.append('mm2_herder_start_time_ms{source="%s",target="%s"} 1.7E12' % (source, target))
     family("mm2_herder_up")
-    lines.append('mm2_herder_up{source="A",target="B",version="%s"} 1.0' % ("4.0.0" if new else "3.4.1"))
-    lines.append('mm2_herder_up{source="B",target="A",version="%s"} 1.0' % ("4.0.0" if new else "3.4.1"))
-    # consumer lag: 4.x flow-qualified replication consumers; 3.4 generated ids
+    for source, target in sorted(pairs):
+        lines.append('mm2_herder_up{source="%s",target="%s",version="%s"} 1.0' % (source, target, version))
+    # consumer lag: 4.x flow-qualified replication consumers; 3.4 generated ids (8 tasks per flow)
     lag_families = (("mm2_replication_consumer_records_lag", "mm2_replication_consumer_records_lag_max",
                      "mm2_replication_consumer_records_lead") if new else
                     ("mm2_consumer_records_lag", "mm2_consumer_records_lag_max"))
     for fam in sorted(lag_families):
         family(fam)
-        for idx, (topic, p, idle, records_lag, lat) in enumerate(parts):
+        for idx, (f, topic, p, idle, records_lag, lat) in enumerate(parts):
             task = idx % 8
+            source, target = pairs[f]
             if new:
-                lines.append('%s{partition="%d",source="A",target="B",task="%d",topic="%s"} %s'
-                             % (fam, p, task, metrics.kafka_topic_tag(topic), _fmt(records_lag)))
+                lines.append('%s{partition="%d",source="%s",target="%s",task="%d",topic="%s"} %s'
+                             % (fam, p, source, target, task, metrics.kafka_topic_tag(topic), _fmt(records_lag)))
             else:
                 lines.append('%s{client_id="consumer-%d",partition="%d",topic="%s"} %s'
-                             % (fam, task + 1, p, metrics.kafka_topic_tag(topic), _fmt(records_lag)))
+                             % (fam, f * 8 + task + 1, p, metrics.kafka_topic_tag(topic), _fmt(records_lag)))
     for attr in SOURCE_ATTRS:
         fam = "mm2_source_" + attr
         family(fam)
         windowed = attr.endswith("_avg") or attr.endswith("_max")
-        for idx, (topic, p, idle, records_lag, lat) in enumerate(parts):
+        for idx, (f, topic, p, idle, records_lag, lat) in enumerate(parts):
+            source, target = pairs[f]
             value = float("nan") if (windowed and idle) else (lat if "latency" in attr or "age" in attr else 1000.0 + idx)
-            labels = ('partition="%d",source="A",target="B",topic="A.%s"' % (p, topic) if new
-                      else 'partition="%d",target="B",topic="A.%s"' % (p, topic))
+            labels = ('partition="%d",source="%s",target="%s",topic="%s.%s"' % (p, source, target, source, topic)
+                      if new else 'partition="%d",target="%s",topic="%s.%s"' % (p, target, source, topic))
             lines.append("%s{%s} %s" % (fam, labels, _fmt(value)))
     family("mm2_task_status")
-    for t in range(8):
+    for t in range(8 * len(pairs)):
         lines.append('mm2_task_status{connector="MirrorSourceConnector",status="running",task="%d"} 1.0' % t)
     lines.append('mm2_task_status{connector="MirrorHeartbeatConnector",status="running",task="0"} 1.0')
     family("jvm_threads_current")
@@ -114,6 +128,24 @@ def payload(n, naming, layout="1.x"):
     if layout == "0.x":
         text = text.replace("} ", ",} ")
     return text
+
+
+def tokens_for(port, flows):
+    """The alert's configurations for the flows of flow_pairs(flows): simple mode for one flow, else an
+    advanced topology."""
+    env = {"mm2_metrics_port": str(port), "mm2_pid_dir": "/nonexistent/mm2-pid"}
+    if flows == 1:
+        return {"{{kafka-mm2-env}}": env,
+                "{{kafka-mm2-clusters}}": {"source.alias": "A", "target.alias": "B",
+                                           "source.bootstrap.servers": "a:9092", "target.bootstrap.servers": "b:9092"},
+                "{{kafka-mm2-replication}}": {"sync.group.offsets.enabled": "true"}}
+    pairs = flow_pairs(flows)
+    aliases = sorted(set(a for pair in pairs for a in pair))
+    content = "clusters:\n" + "".join('  %s: {bootstrap.servers: "%s:9092"}\n' % (a, a.lower()) for a in aliases)
+    content += "flows:\n" + "".join("  - {source: %s, target: %s}\n" % pair for pair in pairs)
+    return {"{{kafka-mm2-env}}": env, "{{kafka-mm2-clusters}}": {"topology.mode": "advanced"},
+            "{{kafka-mm2-replication}}": {"sync.group.offsets.enabled": "true"},
+            "{{kafka-mm2-topology}}": {"content": content}}
 
 
 def _flows():
@@ -168,6 +200,8 @@ def main():
     ap.add_argument("--layouts", default="1.x,0.x", help="exporter text layouts to time")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--no-http", action="store_true", help="skip the full runs through a local HTTP server")
+    ap.add_argument("--flows", default="1,4,16", help="numbers of flows of the full runs")
+    ap.add_argument("--full-partitions", type=int, default=10000, help="partitions of the full runs")
     args = ap.parse_args()
     sizes = [int(x) for x in args.partitions.split(",")]
     try:
@@ -212,27 +246,49 @@ def main():
             per = [results[(layouts[0], naming, n)][0][1] / n * 1000.0 for n in sizes]
             print("Scaling (%s, latency alert, CPU): %s microseconds per partition" % (
                 naming, " -> ".join("%.1f" % x for x in per)))
-    if not args.no_http and 10000 in sizes:
-        from metrics_server import MetricsServer
-        print()
-        print("Full alert runs at 10,000 partitions (HTTP fetch from a local server + parse + evaluate; the server")
-        print("ignores name[], so the whole payload travels; best wall ms / CPU ms of the alert's process):")
+    if not args.no_http:
+        full_runs(args, layouts)
+
+
+KINDS = ("lag", "latency", "tasks", "heartbeat", "checkpoint")
+
+
+def full_runs(args, layouts):
+    """Whole alert runs (HTTP fetch of the whole payload from a local server, configuration, parse,
+    evaluate) at --full-partitions partitions, per number of flows, layout and naming."""
+    import tempfile
+    from metrics_server import MetricsServer
+    n = args.full_partitions
+    flow_counts = [int(x) for x in args.flows.split(",")]
+    print()
+    print("Full alert runs at %d partitions (HTTP fetch of the whole payload from a local server + configuration"
+          % n)
+    print("+ parse + evaluate), best CPU ms of the alert's process; flows: %s" % ", ".join(
+        "%d = %s" % (k, ", ".join("%s->%s" % p for p in flow_pairs(k)[:3]) + (", ..." if k > 3 else ""))
+        for k in flow_counts))
+    print("%-6s %-6s %-5s %s  %s" % ("layout", "naming", "flows", "  ".join("%10s" % k for k in KINDS),
+                                     "worst / 1 flow"))
+    state_dir = tempfile.mkdtemp(prefix="mm2-alerts-bench-")
+    base = {}
+    for layout in layouts:
         for naming in ("3.x", "4.x"):
-            server = MetricsServer(payload(10000, naming, layouts[-1]), honor_names=False).start()
-            try:
-                tokens = {"{{kafka-mm2-env}}": {"mm2_metrics_port": str(server.port)},
-                          "{{kafka-mm2-clusters}}": {"source.alias": "A", "target.alias": "B",
-                                                     "source.bootstrap.servers": "a:9092",
-                                                     "target.bootstrap.servers": "b:9092"}}
-                params = {"metrics.cache.seconds": 0, "state.directory": os.path.join(HERE, "results", "state")}
-                row = []
-                for kind in ("latency", "lag", "tasks"):
-                    ms = best_ms(lambda: alert_runner.execute(kind, tokens, params, "127.0.0.1"), args.repeat)
-                    state = alert_runner.execute(kind, tokens, params, "127.0.0.1")[0]
-                    row.append("%s %.0f / %.0f (%s)" % (kind, ms[0], ms[1], state))
-                print("  %s naming: %s" % (naming, ", ".join(row)))
-            finally:
-                server.stop()
+            for k in flow_counts:
+                server = MetricsServer(payload(n, naming, layout, k), honor_names=False).start()
+                try:
+                    tokens = tokens_for(server.port, k)
+                    params = {"metrics.cache.seconds": 0, "state.directory": state_dir}
+                    row, states = [], []
+                    for kind in KINDS:
+                        ms = best_ms(lambda: alert_runner.execute(kind, tokens, params, "127.0.0.1"), args.repeat)
+                        row.append(ms[1])
+                        states.append(alert_runner.execute(kind, tokens, params, "127.0.0.1")[0])
+                finally:
+                    server.stop()
+                worst = max(row)
+                base.setdefault((layout, naming), worst)
+                print("%-6s %-6s %-5d %s  %.2f  (%s)" % (layout, naming, k, "  ".join("%10.0f" % v for v in row),
+                                                        worst / base[(layout, naming)], " ".join(states)))
+                sys.stdout.flush()
 
 
 if __name__ == "__main__":

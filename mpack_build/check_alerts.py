@@ -1,5 +1,6 @@
 """Checks of alerts.json and the alert scripts it names."""
 
+import io
 import os
 import re
 
@@ -8,6 +9,33 @@ from .ambari_rules import ALERT_SOURCE_TYPES
 
 class AlertChecks(object):
     """A part of Checker (checker.py), which provides self.add/json/xml/ref_problem, .core, .names."""
+
+    def check_alert_registry(self):
+        """alerts.json and the alert scripts are written from package/scripts/mm2_core/alerts/registry.py
+        (build.py --generate-alerts): a hand edit or a registry change not written out is a problem."""
+        registry = self.core.alerts
+        wanted = [(self.core.service_dir + "/alerts.json", registry.alerts_json_text())]
+        wanted += [(self.core.service_dir + "/package/alerts/" + kind.stub, registry.stub_text(kind.kind))
+                   for kind in registry.KINDS]
+        for rel, text in wanted:
+            path = self.layout.path(rel)
+            current = None
+            if os.path.isfile(path):
+                with io.open(path, encoding="utf-8") as fh:
+                    current = fh.read()
+            if current == text:
+                continue
+            line = 1
+            if current is not None:
+                for number, (got, want) in enumerate(zip(current.split("\n"), text.split("\n")), 1):
+                    if got != want:
+                        line = number
+                        break
+                else:
+                    line = min(current.count("\n"), text.count("\n")) + 1
+            self.add(rel, line, "%s the alert registry (package/scripts/mm2_core/alerts/registry.py): run "
+                     "python3 build.py --generate-alerts" % ("is missing, it is written from" if current is None
+                                                             else "differs from"))
 
     def check_alerts(self):
         rel = self.core.service_dir + "/alerts.json"

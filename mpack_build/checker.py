@@ -77,6 +77,7 @@ class Checker(MpackJsonChecks, MetainfoChecks, ConfigurationChecks, ThemeChecks,
         self.check_kerberos()
         self.check_role_command_order()
         self.check_alerts()
+        self.check_alert_registry()
         self.check_service_advisor()
         self.check_released_names()
         return self.problems

@@ -181,6 +181,11 @@ def generate_configuration_xml(repo, ctype):
             for dep_type, dep_name in prop.depends_on:
                 lines.extend(_property_ref(dep_type, dep_name, u"      "))
             lines.append(u"    </depends-on>")
+        if getattr(prop, "refresh_command", None):
+            lines.append(u"    <supported-refresh-commands>")
+            component, command = prop.refresh_command
+            lines.append(u'      <refresh-command componentName="%s" command="%s"/>' % (_esc(component), _esc(command)))
+            lines.append(u"    </supported-refresh-commands>")
         lines.append(u'    <on-ambari-upgrade add="true"/>')
         lines.append(u"  </property>")
     lines.append(u"</configuration>")

@@ -15,7 +15,7 @@ class Core(object):
     def __init__(self, repo):
         self.repo = repo
         try:
-            self.names, self.schema = _import_core(repo)
+            self.names, self.schema, self.alerts = _import_core(repo)
         except Exception as e:  # a broken schema must read as a problem, not a traceback
             raise _Invalid(_import_problem(repo, e))
         with io.open(os.path.join(repo, SCHEMA_REL), encoding="utf-8") as fh:
@@ -75,7 +75,8 @@ def _import_problem(repo, error):
 
 
 def _import_core(repo):
-    """Import mm2_core.config.names/schema of `repo` without disturbing an mm2_core already imported."""
+    """Import mm2_core.config.names, .config.schema and .alerts.registry of `repo` without disturbing an
+    mm2_core already imported."""
     import importlib
     scripts = os.path.join(repo, "package", "scripts")
     saved = dict((k, v) for k, v in sys.modules.items() if k == "mm2_core" or k.startswith("mm2_core."))
@@ -87,10 +88,11 @@ def _import_core(repo):
     try:
         names = importlib.import_module("mm2_core.config.names")
         schema = importlib.import_module("mm2_core.config.schema")
+        alerts = importlib.import_module("mm2_core.alerts.registry")
     finally:
         sys.dont_write_bytecode = old_dont_write
         sys.path.remove(scripts)
         for key in [k for k in sys.modules if k == "mm2_core" or k.startswith("mm2_core.")]:
             del sys.modules[key]
         sys.modules.update(saved)
-    return names, schema
+    return names, schema, alerts

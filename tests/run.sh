@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # The whole test suite from a fresh clone, setup included. Stages:
-#   1. double, Python 3      every test folder, Ambari test double       (.venv3, Python 3.11)
+#   1. double, Python 3      every folder but the real-Kafka lanes, Ambari test double (.venv3, Python 3.11)
 #   2. double, Python 2.7    every folder that runs on agents             (.venv27 target dir)
 #   3. real Ambari 3         AMBARI_SUITES on ../shared/ambari/trunk      (.venv39, Python 3.9)
 #   4. real Ambari 2.7.8     AMBARI_SUITES on ../shared/ambari/release-2.7.8 (Python 2.7, .venv27)
+# Side by side with 1-4, from the start (each into its own log, printed at the end):
+#   real Kafka A             tests/e2e tests/alerts_real tests/versions   (REAL_KAFKA_A)
+#   real Kafka B             tests/mm1 tests/live tests/dr                (REAL_KAFKA_B)
+#   real Ambari server       bash tests/realserver/run.sh (builds the server from ../shared/ambari-src, or reuses it)
+# The real-Kafka lanes use official Kafka distributions and artifacts assembled from Maven Central
+# (tests/realkafka/dists.py, artifacts.py; cached outside the project) and skip with a reason without them.
 # Stages 3 and 4 run side by side and need ../shared/ambari (a folder holding trunk/
 # and release-2.7.8/, Ambari's own Python in checkout layout); absent, they are skipped with a
 # message. To test against your own Ambari checkout, run one stage by hand:
@@ -17,6 +23,9 @@ ROOT=$PWD
 # Every suite whose code runs inside Ambari (agent scripts, the harness and its double, the
 # service advisor, the alert scripts, install-mpack). Add a folder here when it touches Ambari.
 AMBARI_SUITES=(tests/harness_tests tests/agent tests/advisor tests/alerts tests/build)
+# The real-Kafka folders (each PY3_ONLY, minutes of JVMs each): two lanes beside the double stages.
+REAL_KAFKA_A=(tests/e2e tests/alerts_real tests/versions)
+REAL_KAFKA_B=(tests/mm1 tests/live tests/dr)
 
 PY3=${MM2_PY3:-python3}
 PY27=${MM2_PY27:-$(PYENV_VERSION=2.7.18 pyenv which python 2>/dev/null || command -v python2.7 || true)}
@@ -48,7 +57,43 @@ if [ -n "$PY39" ] && [ -x "$PY39" ]; then
   "$PY39" -m pip install -q --disable-pip-version-check --target .venv-agent39 -r requirements-agent-py39.txt
 fi
 
+# Official Kafka distributions (the default 3.9, and the matrix's 2.8.2 and newest 4.x) and the JMX exporter
+# agents and Spark's Kafka connector, from Maven Central into the cache (reused when present); without Maven
+# Central the real-Kafka tests skip and say why.
+stage "setup: official Kafka distributions and artifacts (Maven Central, cached)"
+.venv3/bin/python tests/realkafka/dists.py build 3.9 2.8.2 4 || echo "(some Kafka distributions could not be built: their tests skip)"
+.venv3/bin/python tests/realkafka/artifacts.py || echo "(some artifacts could not be built: their tests skip)"
+
 status=0
+LANES=$(mktemp -d)
+lane() {  # name, log file, command...: in the background, result line appended to its log
+  local name=$1 log=$2; shift 2
+  (
+    start=$(date +%s)
+    if "$@" > "$log" 2>&1; then result=passed; else result=FAILED; fi
+    echo "== $name: $result ($(( $(date +%s) - start ))s)" >> "$log"
+    [ "$result" = passed ]
+  ) &
+}
+lane "real Kafka A (${REAL_KAFKA_A[*]})" "$LANES/kafka-a.log" \
+  .venv3/bin/python -m pytest -p no:cacheprovider "${REAL_KAFKA_A[@]}" "$@"
+kafka_a_pid=$!
+lane "real Kafka B (${REAL_KAFKA_B[*]})" "$LANES/kafka-b.log" \
+  .venv3/bin/python -m pytest -p no:cacheprovider "${REAL_KAFKA_B[@]}" "$@"
+kafka_b_pid=$!
+lane "real Ambari server (tests/realserver/run.sh)" "$LANES/realserver.log" \
+  env MM2_PY3="$ROOT/.venv3/bin/python" nice -n 5 bash tests/realserver/run.sh "$@"
+realserver_pid=$!
+finish_lanes() {
+  wait $kafka_a_pid || status=1
+  wait $kafka_b_pid || status=1
+  wait $realserver_pid || status=1
+  for lane_log in kafka-a kafka-b realserver; do
+    echo; echo "== lane log: $lane_log"; cat "$LANES/$lane_log.log"
+  done
+  rm -rf "$LANES"
+}
+
 run_stage() {  # name, then the command
   local name=$1; shift
   stage "tests: $name"
@@ -56,7 +101,9 @@ run_stage() {  # name, then the command
 }
 
 # ---- 1 and 2: the double
-run_stage "double, Python 3" .venv3/bin/python -m pytest -p no:cacheprovider "$@"
+IGNORE_LANES=()
+for folder in "${REAL_KAFKA_A[@]}" "${REAL_KAFKA_B[@]}"; do IGNORE_LANES+=(--ignore="$folder"); done
+run_stage "double, Python 3" .venv3/bin/python -m pytest -p no:cacheprovider "${IGNORE_LANES[@]}" "$@"
 run_stage "double, Python 2.7" env PYTHONPATH="$ROOT/.venv27" "$PY27" -m pytest -p no:cacheprovider "$@"
 
 # ---- 3 and 4: real Ambari
@@ -64,6 +111,7 @@ if [ ! -d "$AMBARI_ROOT/trunk" ] || [ ! -d "$AMBARI_ROOT/release-2.7.8" ]; then
   echo
   echo "== SKIPPED real Ambari stages: $AMBARI_ROOT/{trunk,release-2.7.8} not found" \
        "(see ../shared/ambari/README.md; run one suite on your own checkout with MM2_AMBARI_SRC)"
+  finish_lanes
   exit $status
 fi
 if [ -z "$PY39" ] || [ ! -x "$PY39" ]; then
@@ -103,4 +151,7 @@ for line in trunk release-2.7.8; do
 done
 rm -rf "$LOGS"
 stage_done "real Ambari stages (both, side by side)" "$([ $status = 0 ] && echo passed || echo 'see above')"
+finish_lanes
+echo
+echo "== all stages: $([ $status = 0 ] && echo passed || echo 'FAILED (see above)')"
 exit $status

@@ -1,10 +1,11 @@
-"""Ambari SCRIPT alert: MirrorMaker 2 replication record lag per flow (worst partition).
+"""Ambari SCRIPT alert mm2_replication_lag: MirrorMaker 2 Replication Lag.
 
-records-lag of the replication consumers: flow-qualified from Kafka 3.5, joined by topic before.
+Generated from package/scripts/mm2_core/alerts/registry.py by `python3 build.py --generate-alerts`:
+do not edit (the build fails when this file and the registry differ).
 
 Loaded by the Ambari agent with imp.load_source(<alert name>, <this file>) and called as
 execute(configurations, parameters, host_name) on Python 2.7 or 3. All logic lives in
-package/scripts/mm2_core/alerts (alert_runner); this file only names its KIND.
+package/scripts/mm2_core/alerts (the registry and alert_runner); this file only names its KIND.
 """
 import os
 

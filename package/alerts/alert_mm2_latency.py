@@ -1,11 +1,11 @@
-"""Ambari SCRIPT alert: MirrorMaker 2 replication latency per flow (worst partition).
+"""Ambari SCRIPT alert mm2_replication_latency: MirrorMaker 2 Replication Latency.
 
-Uses the windowed average of replication-latency-ms: idle partitions (NaN average) are ignored,
-stalled ones (NaN average while the replication consumer still has lag) raise at least WARNING.
+Generated from package/scripts/mm2_core/alerts/registry.py by `python3 build.py --generate-alerts`:
+do not edit (the build fails when this file and the registry differ).
 
 Loaded by the Ambari agent with imp.load_source(<alert name>, <this file>) and called as
 execute(configurations, parameters, host_name) on Python 2.7 or 3. All logic lives in
-package/scripts/mm2_core/alerts (alert_runner); this file only names its KIND.
+package/scripts/mm2_core/alerts (the registry and alert_runner); this file only names its KIND.
 """
 import os
 

@@ -1,11 +1,11 @@
-"""Ambari SCRIPT alert: MirrorMaker 2 process and metrics endpoint on this driver host.
+"""Ambari SCRIPT alert mm2_driver_process: MirrorMaker 2 Process.
 
-CRITICAL when MM2 is not running here; UNKNOWN (with the fix) when the metrics endpoint or the exporter
-jar is missing; WARNING/CRITICAL when the endpoint answers slower than the thresholds.
+Generated from package/scripts/mm2_core/alerts/registry.py by `python3 build.py --generate-alerts`:
+do not edit (the build fails when this file and the registry differ).
 
 Loaded by the Ambari agent with imp.load_source(<alert name>, <this file>) and called as
 execute(configurations, parameters, host_name) on Python 2.7 or 3. All logic lives in
-package/scripts/mm2_core/alerts (alert_runner); this file only names its KIND.
+package/scripts/mm2_core/alerts (the registry and alert_runner); this file only names its KIND.
 """
 import os
 

@@ -14,6 +14,7 @@ from resource_management.core.exceptions import Fail
 from resource_management.core.logger import Logger
 
 from mm2_core.config import names
+from mm2_core.config.config_values import parse_bool
 from mm2_core.formats.text import text, to_text
 from mm2_core.host import kafka_tools
 
@@ -41,9 +42,9 @@ def topic_filter(topo, flow):
     return kafka_tools.TopicFilter(_setting(topo, flow, "topics"), _setting(topo, flow, "topics.exclude"))
 
 
-def _checkpoint_rewrite_seconds(rendering, flow):
-    """How long a 2.x read of a checkpoints topic runs: one emit.checkpoints.interval.seconds of the flow (MM2
-    re-emits every checkpoint each interval before 3.4.1), plus time to start the tool and read the backlog."""
+def _checkpoint_interval_seconds(rendering, flow):
+    """emit.checkpoints.interval.seconds of the flow: a 2.x read of the checkpoints topic ends on a shorter quiet
+    (MM2 re-emits every checkpoint each interval before 3.4.1)."""
     props = dict(rendering.properties)
     value = props.get("%s.emit.checkpoints.interval.seconds" % flow.name) or \
         props.get("emit.checkpoints.interval.seconds") or "60"
@@ -51,13 +52,13 @@ def _checkpoint_rewrite_seconds(rendering, flow):
         interval = int(value)
     except ValueError:
         interval = 60
-    return max(interval, 1) + 45
+    return max(interval, 1)
 
 
 def _internal_separator_enabled(rendering):
     for key, value in rendering.properties:
         if key == "replication.policy.internal.topic.separator.enabled":
-            return text(value).strip().lower() != "false"
+            return parse_bool(value) is not False
     return True
 
 
@@ -244,7 +245,9 @@ def _age(ms):
     return "%.1f h ago" % (seconds / 3600)
 
 
-def flow_status(cli, rendering, flow):
+def flow_status(cli, rendering, flow, connect_listing=None):
+    """connect_listing: GET /connectors?expand=status of this driver's Connect worker (connect mode), which then
+    gives the connector states and the flow's state instead of the dedicated herders' status topic."""
     import mm2_kafka_cli
     topo = rendering.topology
     source, target = flow.source, flow.target
@@ -266,7 +269,22 @@ def flow_status(cli, rendering, flow):
         return report
 
     status = kafka_tools.status_topic(source)
-    if status in target_topics:
+    if connect_listing is not None:
+        from mm2_core.connect import connect_mode, flow_control
+        report["state"] = flow_control.flow_state(connect_listing, flow.name)
+        report["connectors"] = {}
+        for name, entry in connect_listing.items():
+            parsed = connect_mode.split_connector_name(name)
+            if not parsed or parsed[0] != flow.name:
+                continue
+            st = (entry or {}).get("status") or {}
+            tasks = st.get("tasks") or []
+            traces = [(st.get("connector") or {}).get("trace")] + [t.get("trace") for t in tasks]
+            trace = [t for t in traces if t]
+            report["connectors"][parsed[1]] = {"state": (st.get("connector") or {}).get("state"),
+                                               "tasks": [t.get("state") for t in tasks],
+                                               "trace": trace[0].splitlines()[:1] if trace else []}
+    elif status in target_topics:
         res = cli.consume(target, status, mode="keyed", timeout_ms=5000)
         states = kafka_tools.connector_states(kafka_tools.parse_status(res.out))
         report["connectors"] = dict((name, {"state": st, "tasks": tasks, "trace": (trace or "").splitlines()[:1]})
@@ -302,7 +320,7 @@ def flow_status(cli, rendering, flow):
 
 
 def format_status(report):
-    lines = ["Flow %s" % report["flow"]]
+    lines = ["Flow %s%s" % (report["flow"], " (%s)" % report["state"] if report.get("state") else "")]
     if "matched_topics" in report:
         matched = report["matched_topics"]
         lines.append("  topics matched on %s: %d%s  [%s]" % (
@@ -327,10 +345,16 @@ def replication_status(script, params):
     rendering = _render(params)
     _kinit(params)
     reports = []
+    import mm2_connect
+    connect_lines, listing = mm2_connect.status_lines(params)
     with mm2_kafka_cli.KafkaCli(params, rendering) as cli:
         for flow in rendering.topology.enabled_flows:
-            reports.append(flow_status(cli, rendering, flow))
+            if listing is not None and flow.name not in (listing.get("flows") or {}):
+                continue   # connect mode: the flows of this host's worker only
+            reports.append(flow_status(cli, rendering, flow, listing.get("listing") if listing else None))
     text = "\n\n".join(format_status(r) for r in reports) or "No enabled replication flows."
+    if connect_lines:
+        text = "\n".join(connect_lines) + "\n\n" + text
     Logger.info("MirrorMaker 2 replication status (Kafka %s):\n%s" % (params.kafka_version, text))
     script.put_structured_out({"replication_status": reports})
     unreachable = [p for r in reports for p in r["problems"] if p.startswith("cannot list")]
@@ -388,7 +412,7 @@ def export_translated_offsets(script, params, groups_filter=None):
         for flow in topo.enabled_flows:
             topic = kafka_tools.checkpoints_topic(flow.source, topo.separator, cli.version,
                                                   _internal_separator_enabled(rendering))
-            result = cli.read_compacted(flow.target, topic, "checkpoint", _checkpoint_rewrite_seconds(rendering, flow))
+            result = cli.read_compacted(flow.target, topic, "checkpoint", _checkpoint_interval_seconds(rendering, flow))
             if not result.ok:
                 raise Fail("Reading %s on %s failed: %s" % (topic, flow.target, result.problem()))
             checkpoints = kafka_tools.latest_checkpoints(kafka_tools.parse_checkpoints(result.out))

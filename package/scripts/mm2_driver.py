@@ -1,7 +1,8 @@
 """Ambari command script of the MIRRORMAKER2_DRIVER component (KAFKA_MIRRORMAKER2 service).
 
 Commands: INSTALL, CONFIGURE, START, STOP, STATUS (RESTART is Ambari's stop + start) and the
-custom commands REPLICATION_STATUS, EXPORT_TRANSLATED_OFFSETS, VERIFY_REPLICATION.
+custom commands REPLICATION_STATUS, EXPORT_TRANSLATED_OFFSETS, VERIFY_REPLICATION, FLOW_PAUSE, FLOW_RESUME,
+FLOW_STOP (connect mode) and reload_configs (RECONFIGURE, "Refresh configs").
 Runs on the Ambari 2.7 agent (Python 2.7) and the Ambari 3 agent (Python 3).
 """
 import functools
@@ -134,6 +135,48 @@ class MirrorMaker2Driver(Script):
         import mm2_commands
         env.set_params(params)
         mm2_commands.export_translated_offsets(self, params)
+
+    # ---- connect mode: per-flow control and live configuration changes
+    @reports_fail
+    def flow_pause(self, env):
+        self._flow(env, "pause")
+
+    @reports_fail
+    def flow_resume(self, env):
+        self._flow(env, "resume")
+
+    @reports_fail
+    def flow_stop(self, env):
+        self._flow(env, "stop")
+
+    def _flow(self, env, action):
+        import params
+        import mm2_connect
+        env.set_params(params)
+        import mm2_setup
+        mm2_setup.require_installation(params)
+        mm2_connect.flow_command(self, params, action)
+
+    @reports_fail
+    def reconfigure(self, env):
+        """RECONFIGURE ("Refresh configs" in Ambari): always our reload_configs, which compares the worker file
+        before and after rendering (Script.reconfigure would render first through save_configs)."""
+        self.reload_configs(env)
+
+    @reports_fail
+    def reload_configs(self, env):
+        """"Refresh configs" (RECONFIGURE with reconfigureAction=reload_configs, see the properties' supported
+        refresh commands): connect mode applies connector changes live; otherwise the driver restarts."""
+        import params
+        import mm2_connect
+        env.set_params(params)
+
+        def restart():
+            self.stop(env)
+            self.start(env)
+        result = mm2_connect.reload_configs(params, env.config.basedir, restart)
+        if isinstance(result, dict):
+            self.put_structured_out({"reload_configs": result})
 
     @reports_fail
     def verify_replication(self, env):

@@ -24,6 +24,7 @@ TOOL_KILL_GRACE = 10   # seconds between the TERM and the KILL of a tool that ov
 RECENT_RECORDS = 200          # per partition: heartbeats/s x herders, minutes of them
 RECENT_WINDOW_SECONDS = 60    # before Kafka 3.0: how long a read from the beginning may take
 QUIET_MS = 3000               # a bounded read ends after this much quiet (below heartbeat intervals)
+SUBSCRIBE_QUIET_MS = 15000    # the same for a read from the beginning, which joins a group before its first record
 
 
 def _uid_gid(user, group):
@@ -208,13 +209,13 @@ class KafkaCli(object):
                                                      max_messages=max_messages, partition=partition, offset=offset),
                         timeout=self.timeout + timeout_ms // 1000, keep_output=True)
 
-    def read_compacted(self, alias, topic, mode, rewrite_seconds):
+    def read_compacted(self, alias, topic, mode, interval_seconds):
         """Every record of a compacted topic up to its current end, bounded even while MM2 writes to it.
 
         With end offsets (Kafka 3.0+): each partition from its start until its end offset was reached (or quiet
-        for QUIET_MS: compaction leaves gaps). Without (2.x): from the beginning for rewrite_seconds, the
-        interval in which a version that re-emits every record each interval (before
-        versions.CHECKPOINTS_ONLY_WHEN_CHANGED) has written all of them once more; a read cut there is complete.
+        for QUIET_MS: compaction leaves gaps). Without (2.x): from the beginning until a quiet shorter than
+        interval_seconds, the interval in which a version that re-emits every record each interval (before
+        versions.CHECKPOINTS_ONLY_WHEN_CHANGED) writes all of them once more, bounded by that interval + 45 s.
         A plain read until idle never ends on such a version (a new batch every interval)."""
         command = kafka_tools.end_offsets_command(self.home, self.version, self.bootstrap(alias), self.config(alias),
                                                   topic)
@@ -233,9 +234,14 @@ class KafkaCli(object):
                     return part
                 outs.append(part.out)
             return ToolResult(0, u"\n".join(outs), u"")
+        # MM2's internal compacted topics have one partition: read it by assignment (no group join), and end on
+        # the quiet between two re-emissions (shorter than the interval), so the tool exits by itself with all
+        # it printed; a JVM killed at the window's end lost its buffered output (real 2.8.2: 0 of 272 read)
+        quiet_ms = max(2000, min(10000, int(interval_seconds) * 1000 - 1500))
         result = self.run(kafka_tools.console_consumer(self.home, self.version, self.bootstrap(alias),
-                                                       self.config(alias), topic, mode=mode, timeout_ms=10000),
-                          timeout=int(rewrite_seconds), keep_output=True)
+                                                       self.config(alias), topic, mode=mode, timeout_ms=quiet_ms,
+                                                       partition=0, offset=0),
+                          timeout=int(interval_seconds) + 45, keep_output=True)
         if result.code == 124:   # cut by the window: what it read covers a whole re-emission interval
             return ToolResult(0, result.out, result.err)
         return result
@@ -267,8 +273,11 @@ class KafkaCli(object):
         else:
             why = "Kafka %s has no kafka-get-offsets" % ".".join(str(v) for v in self.version)
         started = time.time()
+        # MM2's heartbeats topic has one partition: read it by assignment (a group join first could outlast
+        # QUIET_MS with no record yet: real 2.8.2 read 0 of 77); quiet bound for a loaded host
         result = self.run(kafka_tools.console_consumer(self.home, self.version, self.bootstrap(alias),
-                                                       self.config(alias), topic, mode=mode, timeout_ms=QUIET_MS),
+                                                       self.config(alias), topic, mode=mode,
+                                                       timeout_ms=SUBSCRIBE_QUIET_MS, partition=0, offset=0),
                           timeout=window_seconds, keep_output=True)
         result.read_started = started
         if result.code == 124:

@@ -15,6 +15,7 @@ from resource_management.core.resources.system import Execute, File
 from mm2_core.formats.text import decode_output, native, text
 from mm2_core.host import install, process
 from mm2_core.model import placement
+from mm2_core.connect import connect_mode
 
 TAIL_LINES = 60
 
@@ -86,10 +87,20 @@ def served_targets(params):
 
 def check_placement(params, rendering):
     """What this host can decide about --clusters and several drivers (the advisor sees more)."""
-    from mm2_core.advisor import advice
+    from mm2_core.model import resolved
     topo = rendering.topology
     flows = [(f.source, f.target) for f in topo.enabled_flows]
-    heartbeats = advice.heartbeats_enabled(params.plain_configurations())
+    import mm2_connect
+    if mm2_connect.enabled(params):
+        # this host knows only its own target.clusters: other hosts count as serving every target
+        mine = served_targets(params)
+        hosts = dict((h, mine if h == params.hostname else []) for h in (params.driver_hosts or [params.hostname]))
+        errors = [m for _, _, level, m in connect_mode.placement_problems(flows, hosts)
+                  if level == "ERROR" and (params.hostname in m or not mine)]
+        if errors:
+            raise Fail(u"\n".join(text(e) for e in errors))
+        return
+    heartbeats = resolved.resolve(topo).emits_heartbeats
     findings = placement.local_findings(params.hostname, params.driver_hosts, served_targets(params),
                                         topo.aliases, flows, params.kafka_version_tuple, heartbeats)
     errors = [f.message for f in findings if f.level == placement.ERROR]
@@ -162,18 +173,30 @@ def start(params, rendering):
         Logger.info("Removing stale pid file: %s" % current.detail)
         File(native(params.mm2_pid_file), action="delete")
 
+    import mm2_connect
+    connect = mm2_connect.enabled(params)
     targets = served_targets(params)
-    command = process.launch_command(params.mm2_env_file, params.mm2_launcher, params.mm2_properties_file,
-                                     targets, params.mm2_out_file, params.mm2_pid_file)
+    if connect:
+        command, rest_url = mm2_connect.launch_command(params), rendering.connect_plan.rest_url
+        markers = (connect_mode.STARTED_MARKER, connect_mode.INITIALIZING_MARKER)
+    else:
+        command = process.launch_command(params.mm2_env_file, params.mm2_launcher, params.mm2_properties_file,
+                                         targets, params.mm2_out_file, params.mm2_pid_file)
+        rest_url = rendering.rest_listener if rendering.internal_rest else None
+        markers = (process.STARTED_MARKER, process.INITIALIZING_MARKER)
     log_offset = process.file_size(params.mm2_log_file)
     kinit(params)
     try:
         Execute(native(command), user=native(params.mm2_user))
-        rest_url = rendering.rest_listener if rendering.internal_rest else None
         outcome = process.wait_started(params.mm2_pid_file, params.mm2_properties_file, params.mm2_start_timeout,
-                                       log_path=params.mm2_log_file, log_offset=log_offset, rest_url=rest_url)
+                                       log_path=params.mm2_log_file, log_offset=log_offset, rest_url=rest_url,
+                                       markers=markers)
         if outcome.ok:
             Logger.info("%s%s" % (outcome.detail, " (serving %s)" % ", ".join(targets) if targets else ""))
+            if connect:
+                mm2_connect.wait_rest(params)
+                mm2_connect.apply_connectors(params, rendering.connect_plan)
+                mm2_connect.start_healer(params)
             return outcome.pid
         try:
             show_log_tail(params, log_offset)
@@ -191,6 +214,11 @@ def start(params, rendering):
 def undo_start(params):
     """Stop our MM2 (pid file or stray with our properties file) and remove the pid file; never raises."""
     try:
+        import mm2_connect
+        mm2_connect.stop_healer(params, _kill)
+    except Exception as e:
+        Logger.error(u"Could not stop the healer this START launched: %s" % text(e))
+    try:
         pids, _ = process.pids_to_stop(params.mm2_pid_file, params.mm2_properties_file)
         for pid in pids:
             outcome = process.stop_process(pid, params.mm2_properties_file, params.mm2_stop_timeout, kill=_kill)
@@ -206,6 +234,8 @@ def undo_start(params):
 def stop(params):
     import mm2_setup
     mm2_setup.check_names_for_this_agent(params)
+    import mm2_connect
+    mm2_connect.stop_healer(params, _kill)   # in either mode: a healer left from connect mode never outlives STOP
     pids, current = process.pids_to_stop(params.mm2_pid_file, params.mm2_properties_file)
     if not current.running:
         Logger.info(u"MirrorMaker 2 is not running according to its pid file: %s" % text(current.detail))

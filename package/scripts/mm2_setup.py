@@ -211,6 +211,14 @@ def write_files(params, files, removed):
 def configure(params, basedir):
     require_installation(params)
     rendering = render_files(params)   # validation first: a bad config writes nothing
+    import mm2_connect
+    if mm2_connect.enabled(params):
+        from mm2_core.config import problems as core_problems
+        try:
+            mm2_connect.add_files(params, rendering)
+        except core_problems.ConfigError as e:
+            raise Fail(u"The MirrorMaker 2 configuration cannot run in connect mode; nothing was written and the "
+                       u"previous files are kept:\n%s" % text(e))
     files, removed = planned_files(params, rendering, basedir)
     ensure_directories(params)
     write_files(params, files, removed)

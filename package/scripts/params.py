@@ -11,8 +11,10 @@ from resource_management.libraries.functions.default import default
 from resource_management.libraries.script.script import Script
 
 from mm2_core.config import names, schema
+from mm2_core.config.config_values import parse_bool
 from mm2_core.formats.text import text, to_text
 from mm2_core.host import install, process
+from mm2_core.kafka import versions
 from mm2_core.rendering import templates
 import status_params
 
@@ -42,9 +44,7 @@ def _template(config_type, name):
 
 
 def as_bool(value):
-    if isinstance(value, bool):
-        return value
-    return text(value).strip().lower() == "true"
+    return parse_bool(value) is True
 
 
 def as_int(value, prop):
@@ -107,7 +107,7 @@ try:
 except install.InstallError as e:
     installation_error = text(e)
 mm2_launcher = os.path.join(kafka_home, install.LAUNCHER_REL) if kafka_home else None
-is_kafka4 = bool(kafka_version_tuple) and kafka_version_tuple >= (4, 0, 0)
+uses_log4j2 = bool(kafka_version) and versions.supports(kafka_version, versions.LOG4J2)
 
 # ---- JVM
 ambari_java_home = default("/ambariLevelParams/java_home", None)
@@ -123,7 +123,7 @@ mm2_log_max_file_size = _get(names.LOG4J, "mm2_log_max_file_size")
 mm2_log_max_backup_index = _get(names.LOG4J, "mm2_log_max_backup_index")
 log4j1_content = _template(names.LOG4J, "content")
 log4j2_content = _template(names.LOG4J, "log4j2_content")
-if is_kafka4:
+if uses_log4j2:
     mm2_log4j_file, mm2_log4j_stale_file, mm2_log4j_content = log4j2_file, log4j1_file, log4j2_content
     mm2_log4j_property = "log4j2_content"
     mm2_log4j_opts = "-Dlog4j2.configurationFile=" + log4j2_file
@@ -176,3 +176,14 @@ target_clusters_setting = _get(names.DRIVER, "target.clusters")
 kafka_broker_hosts = sorted(default("/clusterHostInfo/kafka_broker_hosts", []) or [])
 
 env_content = _template(names.ENV, "content")
+
+# ---- run mode (connect mode: MM2's connectors on a Kafka Connect worker, see mm2_connect)
+mm2_run_mode = (_optional_env("mm2_run_mode", "dedicated") or "dedicated").strip()
+connect_rest_port = _get(names.DRIVER, "connect.rest.port")
+connect_group_id = (_get(names.DRIVER, "connect.group.id") or "mm2-connect").strip()
+mm2_autorestart_enabled = as_bool(_optional_env("mm2_autorestart_enabled", "true"))
+mm2_autorestart_max = as_int(_optional_env("mm2_autorestart_max_restarts", "10"), "mm2_autorestart_max_restarts")
+mm2_autorestart_backoff_unit = as_int(_optional_env("mm2_autorestart_backoff_unit_seconds", "60"),
+                                      "mm2_autorestart_backoff_unit_seconds")
+# FLOW_PAUSE / FLOW_RESUME / FLOW_STOP: the flow named in the request's parameters
+command_flow = to_text(default("/commandParams/flow", "") or "")

@@ -294,7 +294,7 @@ def check_placement(ctx, df, configurations, version, local_kafka, driver_hosts,
     a flow whose target no host serves, missing heartbeats, several drivers per target before 3.5."""
     if not driver_hosts:
         return
-    from mm2_core.model import parse
+    from mm2_core.model import parse, resolved
     topo = parse.build_topology(configurations, version, local_kafka)
     default = [a for a in placement.parse_targets((configurations.get(names.DRIVER) or {}).get("target.clusters"))
                if a in topo.aliases]
@@ -308,7 +308,7 @@ def check_placement(ctx, df, configurations, version, local_kafka, driver_hosts,
     targets = advice.host_targets(sorted(driver_hosts), ",".join(default), groups)
     findings = placement.check_placement(topo.aliases, [(f.source, f.target) for f in topo.enabled_flows],
                                          targets, topo.version.key,
-                                         heartbeats_enabled=advice.heartbeats_enabled(configurations))
+                                         emits_heartbeats=resolved.resolve(topo).emits_heartbeats)
     errors = [f for f in findings if f.level == placement.ERROR]
     for finding in findings:
         if finding not in errors:

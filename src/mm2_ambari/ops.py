@@ -5,6 +5,7 @@ those changes. Re-running with the same file therefore sends nothing. With --dry
 still happen (they are needed to plan), the changes are printed instead of sent.
 """
 import json
+import re
 
 from mm2_core.config import names
 from mm2_ambari import credentials, masking
@@ -349,6 +350,51 @@ def run_command(ctx, opts):
         raise
     _print_tasks(ctx, tasks)
     return 0
+
+
+FLOW_NAME = re.compile(r"^\s*([A-Za-z0-9_.-]+)\s*->\s*([A-Za-z0-9_.-]+)\s*$")
+
+
+def flow_command(ctx, opts):
+    """`mm2-ambari flow pause|resume|stop --flow A->B` (connect mode): the FLOW_* custom command on every driver
+    host; the hosts whose Connect worker serves the flow act on it, the others say so. No host serving it is an
+    error naming the flow."""
+    match = FLOW_NAME.match(opts.flow or "")
+    if not match:
+        raise BadInput("--flow must name one flow as SOURCE->TARGET (cluster aliases), e.g. --flow A->B; got %r"
+                       % (opts.flow,))
+    flow = "%s->%s" % match.groups()
+    command = names.FLOW_COMMANDS[opts.action]
+    if read_service(ctx) is None:
+        raise OperationFailed("%s is not installed in cluster %s" % (S, ctx.cluster))
+    hosts = [hc["host_name"] for hc in read_host_components(ctx) if hc.get("component_name") == C]
+    if not hosts:
+        raise OperationFailed("%s has no host to run %s on" % (C, command))
+    info = {"context": "%s %s %s" % (names.SERVICE_DISPLAY_NAME, opts.action, flow), "command": command,
+            "parameters": {"flow": flow}}
+    body = {"RequestInfo": info,
+            "Requests/resource_filters": [{"service_name": S, "component_name": C, "hosts": ",".join(hosts)}]}
+    try:
+        tasks = run_async(ctx, "POST", "%s/requests" % ctx.c, body, command)
+    except Exception as exc:
+        _print_tasks(ctx, getattr(exc, "tasks", []))
+        raise
+    _print_tasks(ctx, tasks)
+    outs = [_structured(t) for t in tasks]
+    if tasks and outs and all(o is not None and o.get("served") is False for o in outs):
+        raise OperationFailed("flow %s runs on no driver host: %s" % (flow, ", ".join(
+            "%s serves %s" % (t.get("host_name"), o.get("target_here")) for t, o in zip(tasks, outs))))
+    return 0
+
+
+def _structured(task):
+    structured = task.get("structured_out")
+    if isinstance(structured, str):
+        try:
+            return json.loads(structured) if structured.strip() else None
+        except ValueError:
+            return None
+    return structured if isinstance(structured, dict) else None
 
 
 def delete_result_errors(resp):

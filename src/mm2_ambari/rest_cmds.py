@@ -90,6 +90,12 @@ def register(subparsers):
                         "EXPORT_TRANSLATED_OFFSETS; the script reads it as commandParams/NAME")
     p.set_defaults(func=_command(ops.run_command))
 
+    p = subparsers.add_parser("flow", parents=[common, conn_file], help="pause, resume or stop one flow (connect mode)",
+                              description="Pause, resume or stop one replication flow on the running drivers "
+                                          "(kafka-mm2-env/mm2_run_mode=connect): the other flows keep running.")
+    p.add_argument("action", choices=sorted(names.FLOW_COMMANDS), help="what to do with the flow")
+    p.add_argument("--flow", required=True, metavar="SOURCE->TARGET", help="the flow, e.g. --flow A->B")
+    p.set_defaults(func=_command(ops.flow_command))
     upgrade_cmd.register(subparsers, common, conn_file).set_defaults(
         func=upgrade_cmd.release_first(_command(upgrade_cmd.upgrade), report))
     host_cmds.register(subparsers, common).set_defaults(func=_command(host_cmds.remove_host))

@@ -141,3 +141,14 @@ def test_recent_reads_are_bounded_by_end_offsets():
     assert kt.end_offsets_command("/k", (3, 0, 0), "a:9092", "/c", "t")[0] == "/k/bin/kafka-get-offsets.sh"
     args = kt.console_consumer("/k", (3, 9, 0), "a:9092", "/c", "t", partition=2, offset=1050, max_messages=200)
     assert "--from-beginning" not in args and args[args.index("--offset") + 1] == "1050"
+
+
+def test_checkpoint_lines_of_every_formatter_spelling_parse():
+    """Real 2.8.2's CheckpointFormatter prints Checkpoint.toString with "metatadata=" (2.7 to 3.5); 3.9 "metadata=".
+    EXPORT_TRANSLATED_OFFSETS found no checkpoint on real 2.8.2 until both parsed."""
+    out = ("Checkpoint{consumerGroupId=e2e-done, topicPartition=A.dr-1, upstreamOffset=306, downstreamOffset=306, "
+           "metatadata=}\n"
+           "Checkpoint{consumerGroupId=e2e-mid, topicPartition=A.dr-0, upstreamOffset=153, downstreamOffset=150, "
+           "metadata=m}\n")
+    got = [(c.group, c.topic, c.partition, c.upstream, c.downstream) for c in kt.parse_checkpoints(out)]
+    assert got == [("e2e-done", "A.dr", 1, 306, 306), ("e2e-mid", "A.dr", 0, 153, 150)]

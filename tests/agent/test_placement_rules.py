@@ -2,6 +2,10 @@
 from mm2_core.model import placement
 
 
+def NO_HEARTBEATS(source, target):
+    return False   # emit.heartbeats.enabled=false for every pair
+
+
 def messages(findings, level=None):
     return [f.message for f in findings if level is None or f.level == level]
 
@@ -12,12 +16,12 @@ def test_targets_setting():
 
 
 def test_herders_follow_mm2_rules():
-    pairs = placement.herder_pairs(["A", "B", "C"], [("A", "B")], (3, 7, 1), heartbeats_enabled=False)
+    pairs = placement.herder_pairs(["A", "B", "C"], [("A", "B")], (3, 7, 1), emits_heartbeats=NO_HEARTBEATS)
     assert pairs == [("A", "B")]
     # heartbeats on (the default): every ordered pair gets a herder for its heartbeat connector
     assert len(placement.herder_pairs(["A", "B", "C"], [("A", "B")], (3, 7, 1))) == 6
     # 2.4: every pair, whatever is enabled
-    assert len(placement.herder_pairs(["A", "B"], [], (2, 4, 1), heartbeats_enabled=False)) == 2
+    assert len(placement.herder_pairs(["A", "B"], [], (2, 4, 1), emits_heartbeats=NO_HEARTBEATS)) == 2
     assert placement.host_herders([("A", "B"), ("B", "A")], ["B"]) == [("A", "B")]
 
 
@@ -32,7 +36,7 @@ def test_one_way_flow_served_near_its_target_misses_heartbeats():
     assert placement.check_placement(["A", "B"], [("A", "B")], {"h1": ["B"], "h2": ["A"]}, (3, 7, 1)) == []
     # no heartbeats at all: nothing to warn about placement-wise
     assert placement.check_placement(["A", "B"], [("A", "B")], {"h1": ["B"]}, (3, 7, 1),
-                                     heartbeats_enabled=False) == []
+                                     emits_heartbeats=NO_HEARTBEATS) == []
 
 
 def test_unserved_target_and_unknown_alias():
@@ -44,7 +48,7 @@ def test_unserved_target_and_unknown_alias():
 
 def test_host_with_nothing_to_run():
     findings = placement.check_placement(["A", "B"], [("A", "B")], {"h1": ["B"], "h2": ["A"]}, (3, 7, 1),
-                                         heartbeats_enabled=False)
+                                         emits_heartbeats=NO_HEARTBEATS)
     assert any("Host h2: MM2 would exit at start" in m for m in messages(findings, placement.ERROR))
 
 
@@ -67,7 +71,7 @@ def test_local_findings_on_one_host():
     f = placement.local_findings("h1", ["h1", "h2"], [], ["A", "B"], [("A", "B")], (3, 4, 1))
     assert any("KAFKA-9981" in m and "h2" in m and "every cluster (A, B)" in m for m in messages(f, placement.ERROR))
     assert placement.local_findings("h1", ["h1", "h2"], ["B"], ["A", "B"], [("A", "B")], (3, 4, 1),
-                                    heartbeats_enabled=False) == []
+                                    emits_heartbeats=NO_HEARTBEATS) == []
     assert placement.local_findings("h1", ["h1", "h2"], [], ["A", "B"], [("A", "B")], (3, 7, 1)) == []
     f = placement.local_findings("h1", ["h1"], ["Z"], ["A", "B"], [("A", "B")], (3, 7, 1))
     assert any("Z, which is not a cluster alias" in m for m in messages(f, placement.ERROR))

@@ -84,8 +84,11 @@ class MM2Process(object):
     """herders: [(source, target)] running in the JVM; flows: the ones replicating here."""
 
     def __init__(self, version="3.7.1", herders=(), flows=(), add_source_alias=False,
-                 connector_status=None, task_status=None, start_ms=1700000000000, herder_start=None):
+                 connector_status=None, task_status=None, start_ms=1700000000000, herder_start=None,
+                 connect_worker=None):
         self.version = version
+        # connect mode: a Kafka Connect distributed worker's app-info is named by its REST address ("127.0.0.1:8093")
+        self.connect_worker = connect_worker
         self.vt = version_tuple(version)
         self.flows = list(flows)
         self.herders = list(herders) or [(f.source, f.target) for f in self.flows]
@@ -187,6 +190,10 @@ class MM2Process(object):
             start = self.herder_start.get("%s->%s" % (source, target), self.start_ms)
             beans.append(MBean("kafka.connect", [("type", "app-info"), ("id", "%s->%s" % (source, target))],
                                [("Version", self.version), ("CommitId", "5e3c2b738d253ff5"), ("StartTimeMs", int(start))]))
+        if self.connect_worker:
+            beans.append(MBean("kafka.connect", [("type", "app-info"), ("id", self.connect_worker)],
+                               [("Version", self.version), ("CommitId", "5e3c2b738d253ff5"),
+                                ("StartTimeMs", int(self.start_ms))]))
         beans.append(MBean("kafka.connect", [("type", "app-info")],
                            [("version", self.version), ("commit-id", "5e3c2b738d253ff5"), ("start-time-ms", float(self.start_ms))]))
         names = ["MirrorSourceConnector", "MirrorCheckpointConnector", "MirrorHeartbeatConnector"]

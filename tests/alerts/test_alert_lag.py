@@ -70,6 +70,43 @@ def test_aggregation_before_35_never_names_another_flows_partition(metrics_serve
     assert "150000" not in "\n".join(l for l in lines if l.startswith(("apac->central", "emea->central")))
 
 
+AGGREGATION_AND_REVERSE = """clusters:
+  dc1: {bootstrap.servers: "dc1:9092"}
+  dc2: {bootstrap.servers: "dc2:9092"}
+  dc3: {bootstrap.servers: "dc3:9092"}
+  central: {bootstrap.servers: "central:9092"}
+flows:
+  - {source: dc1, target: central}
+  - {source: dc2, target: central}
+  - {source: dc3, target: central}
+  - {source: central, target: dc1}
+"""
+
+
+@pytest.mark.parametrize("style", ["0.x", "1.x"])
+def test_three_sources_into_one_target_and_back_before_35(metrics_server, run_alert, style):
+    """Three sources into one target plus a reverse flow, the same topic names everywhere, Kafka 3.4
+    naming: every flow replicates here, so no flow line may say otherwise; the lag of partitions no
+    consumer pins to one flow is reported once, with its state."""
+    flows = [Flow(s, t, partitions("orders", 3, lag=10.0) + partitions("sales.eu", 2, lag=20.0))
+             for s, t in (("dc1", "central"), ("dc2", "central"), ("dc3", "central"), ("central", "dc1"))]
+    flows[1].partitions[0].lag = 20000.0
+    process = MM2Process("3.4.1", herders=[(f.source, f.target) for f in flows], flows=flows)
+    server = metrics_server(render(process, style))
+    state, text = run_alert("lag", server.port, clusters={"topology.mode": "advanced"},
+                            topology={"content": AGGREGATION_AND_REVERSE})
+    assert state == "WARNING"
+    assert "no partition of this flow is replicated by this host" not in text
+    lines = text.split("\n")
+    assert lines[0].startswith("Cannot attribute ")
+    assert "worst orders-0 lag 20000 records >= warning 10000 records" in lines[0]
+    for name in ("dc1->central", "dc2->central", "dc3->central", "central->dc1"):
+        line = [l for l in lines if l.startswith(name + ":")]
+        assert line == ["%s: 6 partitions here; their consumer lag cannot be attributed to this flow alone "
+                        "(before Kafka 3.5 the replication consumers have generated client ids, and the flows of "
+                        "this process replicate topics of the same names)" % name], text
+
+
 def test_aggregation_without_lag_has_no_heartbeats_note(metrics_server, run_alert):
     emea = Flow("emea", "central", partitions("emea_orders", 2))
     apac = Flow("apac", "central", partitions("apac_orders", 2))

@@ -20,7 +20,9 @@ def _series(process):
 
 
 def _process(version, add_source_alias=False):
+    # from 3.9 the simulated process also carries a connect-mode worker's app-info (named by its REST address)
     return MM2Process(version, herders=[("A", "B"), ("B", "A")], add_source_alias=add_source_alias,
+                      connect_worker="127.0.0.1:8093" if version >= "3.9" else None,
                       flows=[Flow("A", "B", partitions("orders", 3), tasks=2,
                                   checkpoints=[Checkpoint("billing:eu", "orders", 1)])])
 
@@ -106,6 +108,7 @@ def test_status_strings_become_labels_and_unrelated_mbeans_are_dropped():
 def test_families_the_alerts_read_are_produced_by_the_rules():
     produced = set(_series(_process("3.7.1")))
     produced |= set(_series(_process("3.4.1")))
+    produced |= set(_series(_process("3.9.0")))
     exporter_own = {m.SCRAPE_ERROR, m.SCRAPE_DURATION}
     for family in alert_runner.ALL_FAMILIES:
         assert family in produced or family in exporter_own, family
@@ -156,3 +159,29 @@ def test_grafana_dashboard_queries_only_series_the_rules_produce():
             used |= set(re.findall(r"\b(mm2_[a-z_]+|jmx_[a-z_]+)\b", target["expr"]))
     assert used and used <= produced, used - produced
     assert [v["name"] for v in dash["templating"]["list"]] == ["datasource", "instance"]
+
+
+def test_connect_mode_worker_becomes_one_herder_per_flow():
+    """Connect mode: the worker's app-info (id 127.0.0.1:<port>) is exported; the alerts add one herder per flow
+    the worker's REST API lists, so the replication alerts read connect mode like dedicated MM2."""
+    from mm2_core.alerts import alert_connect
+    series = _series(_process("3.9.0"))
+    assert series[m.CONNECT_WORKER_UP] == [({"port": "8093", "version": "3.9.0"}, 1.0)]
+    text = "".join('%s{port="8093",version="3.9.0"} 1.0\n' % m.CONNECT_WORKER_UP for _ in [0])
+    text += '%s{port="8093"} 1700000000000.0\n' % m.CONNECT_WORKER_START
+
+    class Listing(object):
+        def connectors(self):
+            return {"A->B.MirrorSourceConnector": {}, "A->B.MirrorHeartbeatConnector": {}, "C->B.MirrorSourceConnector": {}}
+    original = alert_connect._client
+    alert_connect._client = lambda configs, timeout: Listing()
+    try:
+        lines = alert_connect.herder_lines({"kafka-mm2-driver": {"connect.rest.port": "8093"}}, text)
+        assert alert_connect.herder_lines({"kafka-mm2-driver": {"connect.rest.port": "9999"}}, text) == ""
+    finally:
+        alert_connect._client = original
+    assert lines.splitlines() == [
+        'mm2_herder_up{source="A",target="B",version="3.9.0"} 1.0',
+        'mm2_herder_start_time_ms{source="A",target="B"} 1700000000000.0',
+        'mm2_herder_up{source="C",target="B",version="3.9.0"} 1.0',
+        'mm2_herder_start_time_ms{source="C",target="B"} 1700000000000.0']

@@ -1,4 +1,4 @@
-"""The six MM2 alerts against a real MirrorMaker 2 (Kafka 3.9.0) served by each real JMX exporter agent.
+"""The six MM2 alerts against a real MirrorMaker 2 (the harness's Kafka, official 3.9 by default) served by each real JMX exporter agent.
 
 Per official exporter agent version from Maven Central (realkafka.artifacts; 1.0.1: the 1.x text layout, 0.20.0: the 0.x one), MM2 runs
 between two real one-node clusters with the exporter config the driver writes (the shipped rules plus the
@@ -117,6 +117,7 @@ def test_alerts_on_real_mm2_with_tls_and_basic_auth(kafka, tmp_path, version):
     import mm2_setup   # the driver's exporter block (Ambari double on sys.path via tests/conftest.py)
     work, clusters = kafka
     a, b = clusters["a"], clusters["b"]
+    kafka_version = ".".join(str(part) for part in a.version[:3])   # the distribution the harness runs
     jar = artifacts.jmx_exporter_jar(version)
     if not os.path.isfile(jar):
         pytest.skip("no %s" % jar)
@@ -159,12 +160,12 @@ def test_alerts_on_real_mm2_with_tls_and_basic_auth(kafka, tmp_path, version):
         results = dict((kind, alert_runner.execute(kind, tokens, params, "127.0.0.1")) for kind in alert_runner.KINDS)
         for kind, (state, texts) in results.items():
             assert state == "OK", (version, kind, texts)
-        assert "herders a->b, b->a; Kafka 3.9.0" in results["process"][1][0]
+        assert "herders a->b, b->a; Kafka %s" % kafka_version in results["process"][1][0]
         assert "RUNNING" in results["tasks"][1][0]
 
         # the dotted topic: Kafka writes sales_eu in the consumer metrics; the joins still find it
         snap = m.Snapshot(text, alert_runner.ALL_FAMILIES)
-        flows, _ = alert_config.expected_flows(alert_config.configurations(tokens), "3.9.0")
+        flows, _ = alert_config.expected_flows(alert_config.configurations(tokens), kafka_version)
         resolver = evaluation.resolver_for(snap, flows)
         lags = partition_reading.lag_by_partition(snap, resolver)
         assert lags.mode == partition_reading.FLOW_QUALIFIED
@@ -173,7 +174,7 @@ def test_alerts_on_real_mm2_with_tls_and_basic_auth(kafka, tmp_path, version):
 
         # the emulation the unit tests use writes what this agent serves
         style = "1.x" if version.startswith("1.") else "0.x"
-        sim = Exporter().render(MM2Process("3.9.0", herders=[("a", "b"), ("b", "a")],
+        sim = Exporter().render(MM2Process(kafka_version, herders=[("a", "b"), ("b", "a")],
                                            flows=[Flow("a", "b", partitions("orders", 2) + partitions("sales.eu", 2))])
                                 .mbeans(), style, exporter_tail())
         for family in alert_runner.ALL_FAMILIES:

@@ -429,3 +429,36 @@ def test_every_problem_names_file_and_line(repo_copy, build_module, rel):
     problems = _problems(build_module, repo_copy)
     assert problems and all(re.match(r"^[^:]+:\d+: \S", p) for p in problems)
     assert any(p.startswith(rel + ":") for p in problems)
+
+
+def test_live_properties_offer_refresh_configs_and_the_rest_a_restart(build_module):
+    """Ambari's <supported-refresh-commands> (ConfigHelper.calculateRefreshCommand): a change of flow properties
+    only is offered as RECONFIGURE reload_configs; env/driver/log4j/custom changes stay Restart Required."""
+    import xml.etree.ElementTree as ET
+    from mm2_core.config import names, schema
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    for ctype in schema.CONFIG_TYPES:
+        root = ET.fromstring(build_module.generate_configuration_xml(repo, ctype).encode("utf-8"))
+        for prop in root.findall("property"):
+            commands = [(c.get("componentName"), c.get("command"))
+                        for c in prop.findall("supported-refresh-commands/refresh-command")]
+            live = ctype.name in (names.CLUSTERS, names.REPLICATION, names.TOPOLOGY)
+            assert commands == ([(names.COMPONENT, "reload_configs")] if live else []), (ctype.name,
+                                                                                        prop.findtext("name"))
+
+
+def test_alerts_are_written_from_the_registry(repo_copy, build_module):
+    """alerts.json and the alert scripts come from mm2_core/alerts/registry.py: a registry change not
+    written out (or a hand edit) fails the build at the first differing line; --generate-alerts fixes it."""
+    registry_rel = "package/scripts/mm2_core/alerts/registry.py"
+    replace_in(_path(repo_copy, registry_rel), 'label="MirrorMaker 2 Replication Lag"',
+               'label="MirrorMaker 2 Record Lag"')
+    rel = SERVICE + "/alerts.json"
+    _expect(build_module, repo_copy, rel, _line_of(repo_copy, rel, '"MirrorMaker 2 Replication Lag"'),
+            "differs from the alert registry", "build.py --generate-alerts")
+    _expect(build_module, repo_copy, "package/alerts/alert_mm2_lag.py", 1, "differs from the alert registry")
+    written = build_module.generate_alerts(repo_copy)
+    assert rel in written and "package/alerts/alert_mm2_lag.py" in written
+    assert _problems(build_module, repo_copy) == []
+    with io.open(_path(repo_copy, rel), encoding="utf-8") as fh:
+        assert '"label": "MirrorMaker 2 Record Lag"' in fh.read()

@@ -116,3 +116,40 @@ def test_supported_lines_are_versions_of_their_line():
     for line, version in versions.SUPPORTED_LINES:
         assert KafkaVersion.parse(version).line == line
     assert dict(versions.SUPPORTED_LINES)["3.7"] == "3.7.1"
+
+
+def test_no_kafka_version_rule_outside_the_versions_module():
+    """Version knowledge lives in mm2_core.kafka.versions (feature gates): no other module of the agent
+    side compares against a Kafka version of its own."""
+    import os
+    import re
+    scripts = os.path.join(os.path.dirname(__file__), "..", "..", "package", "scripts")
+    advisor = os.path.join(scripts, "..", "..", "common-services")
+    rule = re.compile(r"\(\s*[234],\s*\d+,\s*\d+\s*\)|(?<!-)[<>]=?\s*[\"'][234]\.\d+")
+    found = []
+    for top in (scripts, advisor):
+        for folder, _, files in os.walk(top):
+            for name in files:
+                path = os.path.join(folder, name)
+                if not name.endswith(".py") or path.endswith(os.path.join("kafka", "versions.py")):
+                    continue
+                with open(path) as fh:
+                    for number, line in enumerate(fh, 1):
+                        if rule.search(line):
+                            found.append("%s:%d: %s" % (os.path.relpath(path, scripts), number, line.strip()))
+    assert found == []
+
+
+@pytest.mark.parametrize("version,expected", [
+    ("2.4.1", (8, 11)), ("2.8.2", (8, 15)), ("3.2.3", (8, 17)), ("3.7.1", (8, 21)), ("4.0.0", (17, None)),
+    ((3, 6, 0), (8, 21)), ((3, 5, 2), (8, 17)),
+])
+def test_java_range_per_kafka_line(version, expected):
+    assert versions.java_range(version) == expected
+
+
+def test_feature_gates_take_version_tuples_too():
+    assert versions.supports((3, 5, 0), versions.MULTI_NODE)
+    assert not versions.supports((3, 4, 1), versions.MULTI_NODE)
+    assert versions.supports((2, 5, 0), versions.PRODUCER_BOOTSTRAP_SERVER)
+    assert not versions.supports((4, 0, 0), versions.JAVA8_DEPRECATED)

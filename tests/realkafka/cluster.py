@@ -401,7 +401,7 @@ class KafkaCluster(_ChildJvm):
         """records: iterable of (key, value) strings without tabs/newlines; acks=all, so they are durable on return."""
         lines = "".join("%s\t%s\n" % (k, v) for k, v in records)
         opt = kafka_tools.console_options(self.version, "producer")
-        flag = "--bootstrap-server" if self.version >= kafka_tools.PRODUCER_BOOTSTRAP_VERSION else "--broker-list"
+        flag = "--bootstrap-server" if versions.supports(self.version, versions.PRODUCER_BOOTSTRAP_SERVER) else "--broker-list"
         args = [flag, self.bootstrap, "--topic", topic, opt["client_property"], "acks=all",
                 opt["format_property"], "parse.key=true", opt["format_property"], "key.separator=\t"]
         self.tool("kafka-console-producer", *args, input=lines, timeout=timeout)

@@ -313,11 +313,23 @@ def _jar_versions(libs):
     """{artifact: version} of every jar in libs (file names as Maven copies them: <artifact>-<version>.jar)."""
     out = {}
     for name in sorted(os.listdir(libs)):
-        m = re.match(r"^(.+?)-(\d[\w.\-]*)\.jar$", name)
-        if m:
-            out[m.group(1)] = m.group(2)
-        elif name.endswith(".jar"):
-            out[name[:-4]] = ""
+        if not name.endswith(".jar"):
+            continue
+        base = name[:-4]
+        cuts = [m.start() for m in re.finditer(r"-\d", base)]
+        # the version starts at the first "-<digit>" unless letters follow before the next one
+        # (log4j-1.2-api-2.24.3: artifact log4j-1.2-api; zstd-jni-1.4.9-1: version 1.4.9-1)
+        cut = None
+        for i, pos in enumerate(cuts):
+            segment = base[pos + 1:cuts[i + 1]] if i + 1 < len(cuts) else ""
+            if i + 1 < len(cuts) and re.search(r"-[A-Za-z]", segment):
+                continue
+            cut = pos
+            break
+        if cut is None:
+            out[base] = ""
+        else:
+            out[base[:cut]] = base[cut + 1:]
     return out
 
 
@@ -385,7 +397,7 @@ def versions_markdown():
         if not stamp:
             rows.append("| %s | (not built) |" % name)
             continue
-        jars = stamp["jars"]
+        jars = _jar_versions(os.path.join(home_of(name), "libs"))
         note = "; ".join(x for x in (stamp.get("served_instead"), stamp.get("mirror_from_source") and
                                      "connect-mirror built from the %s source: %s" % (
                                          stamp["release"], stamp["mirror_from_source"]),

@@ -67,16 +67,16 @@ def _import_core():
         from mm2_core.advisor import advice
         from mm2_core.config import local_kafka, names, problems
         from mm2_core.kafka import versions
-        from mm2_core.model import parse, placement
+        from mm2_core.model import parse, placement, resolved
         from mm2_core.rendering import render
-        return advice, local_kafka, names, parse, placement, problems, render, versions
+        return advice, local_kafka, names, parse, placement, problems, render, resolved, versions
     finally:
         if scripts in sys.path:
             sys.path.remove(scripts)
 
 
 service_advisor = _load_parent()
-advice, local_kafka, names, parse, placement, problems, render, versions = _import_core()
+advice, local_kafka, names, parse, placement, problems, render, resolved, versions = _import_core()
 
 
 def _properties(configurations, config_type):
@@ -224,9 +224,13 @@ class KAFKA_MIRRORMAKER2100ServiceAdvisor(service_advisor.ServiceAdvisor):
             if "target.clusters" in props:
                 groups.append((group.get("hosts") or [], props["target.clusters"]))
         targets = advice.host_targets(drivers, ",".join(default), groups)
+        flows = [(f.source, f.target) for f in topo.enabled_flows]
+        from mm2_core.connect import connect_mode
+        if connect_mode.run_mode(current) == connect_mode.CONNECT:
+            return connect_mode.placement_problems(flows, targets)
         findings = placement.check_placement(
-            aliases, [(f.source, f.target) for f in topo.enabled_flows], targets, topo.version.key,
-            heartbeats_enabled=advice.heartbeats_enabled(current))
+            aliases, flows, targets, topo.version.key,
+            emits_heartbeats=resolved.resolve(topo).emits_heartbeats)
         return [(f.config_type, f.property, f.level, f.message) for f in findings]
 
     def _to_items(self, problems, version, origin):

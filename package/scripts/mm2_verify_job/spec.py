@@ -12,6 +12,7 @@ import time
 
 from mm2_core.config import names as _names
 from mm2_core.config import schema as _schema
+from mm2_core.kafka import replication_policy as _policy
 
 
 REPORT_VERSION = 1
@@ -35,7 +36,7 @@ ACCEPTED_TYPES = {"timestamp": ("timestamp", "bigint")}
 MATCH_FIELDS = ("key", "value", "headers", "timestamp")
 FAIL_CHOICES = ("missing", "order", "pending", "duplicates", "extra", "skipped")
 DEFAULT_FAIL_ON = ("missing", "order", "skipped")
-POLICIES = ("prefixed", "identity")
+POLICIES = _policy.POLICIES
 
 # Never verified: MM2's internal topics (DefaultReplicationPolicy.isInternalTopic: Kafka's and
 # Connect's internals, mm2-*.internal) and heartbeats, which are compacted and rewritten on both
@@ -127,22 +128,16 @@ def parse_flow(text):
 
 
 def remote_topic(source_alias, topic, policy="prefixed", separator="."):
-    """The mirrored name MM2 gives `topic` of cluster `source_alias` on the target.
-
-    prefixed = DefaultReplicationPolicy (alias + separator + topic); identity =
-    IdentityReplicationPolicy (unchanged, except heartbeats which stay prefixed).
-    """
-    if policy == "identity" and not topic.endswith("heartbeats"):
-        return topic
-    return source_alias + separator + topic
+    """The mirrored name MM2 gives `topic` of cluster `source_alias` on the target (the replication
+    policy of mm2_core.kafka.replication_policy, the one the renderer and the alerts use)."""
+    return _policy.remote_topic(source_alias, topic, policy, separator)
 
 
 def upstream_topic(source_alias, target_topic, policy="prefixed", separator="."):
-    """Inverse of remote_topic: the source topic a target topic mirrors, or None."""
-    if policy == "identity" and not target_topic.endswith("heartbeats"):
-        return target_topic
-    prefix = source_alias + separator
-    return target_topic[len(prefix):] if target_topic.startswith(prefix) else None
+    """Inverse of remote_topic: the source topic a target topic mirrors, or None when no topic of
+    `source_alias` is named so on the target."""
+    upstream = _policy.upstream_topic(source_alias, target_topic, policy, separator)
+    return upstream if _policy.remote_topic(source_alias, upstream, policy, separator) == target_topic else None
 
 
 def split_patterns(text):

@@ -187,12 +187,6 @@ def simple_flows(current):
     return [source, target], flows
 
 
-def heartbeats_enabled(current):
-    """False when emit.heartbeats.enabled=false is passed through kafka-mm2-custom."""
-    value = (current.get(names.CUSTOM) or {}).get("emit.heartbeats.enabled", "true")
-    return (value or "true").strip().lower() != "false"
-
-
 # --- which Kafka version to validate for -------------------------------------------------------
 
 # A current 3.x release, named in the messages so the operator knows to set the override.

@@ -6,6 +6,7 @@ free-form keys no token list could name; configurations() turns the token-keyed 
 agent passes into the usual {type: {property: value}} shape.
 """
 from mm2_core.config import env_checks, names, schema
+from mm2_core.config.config_values import parse_bool
 from mm2_core.kafka import replication_policy
 from mm2_core.model import placement
 
@@ -50,12 +51,9 @@ def driver_hosts(token_map):
     return [h.strip() for h in hosts if h and h.strip()]
 
 
-def is_true(value, default=False):
-    if value is None or value == "":
-        return default
-    if isinstance(value, bool):
-        return value
-    return str(value).strip().lower() in ("true", "yes", "1", "on")
+def _flag(value, default):
+    parsed = parse_bool(value)
+    return default if parsed is None else parsed
 
 
 def param_float(parameters, name, default):
@@ -115,114 +113,33 @@ class FlowSpec(object):
         return "FlowSpec(%r)" % self.name
 
 
-def _custom_setting(configs, flow_name, key):
-    custom = configs.get(names.CUSTOM) or {}
-    value = custom.get("%s.%s" % (flow_name, key))
-    if value is None:
-        value = custom.get(key)
-    return value
-
-
-def flow_setting(configs, flow_name, key, default=None):
-    """A flow's MM2 setting: '<src>-><tgt>.<key>' or '<key>' in kafka-mm2-custom, then
-    kafka-mm2-replication, then the default."""
-    value = _custom_setting(configs, flow_name, key)
-    if value is None:
-        value = (configs.get(names.REPLICATION) or {}).get(key)
-    return default if value is None or value == "" else value
-
-
-def _policy(configs, flow_name):
-    cls = _custom_setting(configs, flow_name, "replication.policy.class") or ""
-    if cls:
-        identity = cls.strip().endswith("IdentityReplicationPolicy")
-    else:
-        identity = flow_setting(configs, flow_name, "replication.policy", "prefixed") == "identity"
-    separator = (_custom_setting(configs, flow_name, "replication.policy.separator")
-                 or flow_setting(configs, flow_name, "replication.policy.separator", "."))
-    return identity, separator
-
-
-def make_flow(configs, source, target, settings=None, policy=None, separator=None):
-    """FlowSpec for source->target with its MM2 settings.
-
-    Precedence: '<src>-><tgt>.<key>' in kafka-mm2-custom, then `settings` (what the topology
-    model resolved for this flow: per-flow overrides over global settings), then '<key>' in
-    kafka-mm2-custom, then kafka-mm2-replication, then MM2's default.
-    """
-    name = "%s->%s" % (source, target)
-    settings = settings or {}
-    custom = configs.get(names.CUSTOM) or {}
-
-    def get(key, default):
-        for value in (custom.get("%s.%s" % (name, key)), settings.get(key)):
-            if value not in (None, ""):
-                return value
-        return flow_setting(configs, name, key, default)
-
-    identity, sep = _policy(configs, name)
-    if policy is not None and not _custom_setting(configs, name, "replication.policy.class"):
-        identity = policy == "identity"
-    if separator and not _custom_setting(configs, name, "replication.policy.separator"):
-        sep = separator
-    heartbeats = (is_true(get("emit.heartbeats.enabled", "true"), True)
-                  and is_true(get("heartbeats.replication.enabled", "true"), True))
-    return FlowSpec(source, target, separator=sep, identity=identity,
-                    sync_group_offsets=is_true(get("sync.group.offsets.enabled", "false")),
-                    emit_checkpoints=is_true(get("emit.checkpoints.enabled", "true"), True),
-                    heartbeats=heartbeats)
-
-
-def _alias(obj):
-    return getattr(obj, "alias", obj)
-
-
 def _from_topology(configs, kafka_version):
-    """Flows from mm2_core.topology; None when that module cannot be used here."""
-    try:
-        from mm2_core.model import parse
-    except Exception:  # absent or broken: fall back on the simple-mode reading below
-        return None
-    topo = parse.build_topology(configs, kafka_version)
-    flows = []
-    for flow in topo.flows:
-        if getattr(flow, "enabled", True) is False:
-            continue
-        settings = dict(getattr(topo, "settings", None) or {})
-        for attr in ("settings", "overrides"):
-            value = getattr(flow, attr, None)
-            if isinstance(value, dict):
-                settings.update(value)
-        flows.append(make_flow(configs, str(_alias(flow.source)), str(_alias(flow.target)), settings=settings,
-                               policy=getattr(topo, "policy", None), separator=getattr(topo, "separator", None)))
-    return flows
+    """FlowSpecs of the enabled flows, from the one resolution of the model (mm2_core.model.resolved);
+    raises ConfigError when the configurations are not valid. Cached on the configurations' content:
+    the agent runs every alert each minute on the same configurations."""
+    key = repr((kafka_version, sorted((t, sorted(p.items())) for t, p in configs.items())))
+    cached = _FLOWS_CACHE.get(key)
+    if cached is None:
+        from mm2_core.model import parse, resolved
+        answers = resolved.resolve(parse.build_topology(configs, kafka_version))
+        cached = [(f.source, f.target, f.separator, f.identity, f.sync_group_offsets, f.checkpoints, f.heartbeats)
+                  for f in answers.flows]
+        _FLOWS_CACHE.clear()
+        _FLOWS_CACHE[key] = cached
+    return [FlowSpec(source, target, separator=separator, identity=identity, sync_group_offsets=sync,
+                     emit_checkpoints=checkpoints, heartbeats=heartbeats)
+            for source, target, separator, identity, sync, checkpoints, heartbeats in cached]
 
 
-def _simple_flows(configs):
-    clusters = configs.get(names.CLUSTERS) or {}
-    if (clusters.get("topology.mode") or "simple") != "simple":
-        return None
-    source = (clusters.get("source.alias") or "").strip()
-    target = (clusters.get("target.alias") or "").strip()
-    if not source or not target:
-        return None
-    flows = [make_flow(configs, source, target)]
-    if (configs.get(names.REPLICATION) or {}).get("direction") == "active-active":
-        flows.append(make_flow(configs, target, source))
-    return flows
+_FLOWS_CACHE = {}
 
 
 def expected_flows(configs, kafka_version=None):
     """(flows, problem): every enabled flow of the deployment, or (None, why not)."""
     try:
-        flows = _from_topology(configs, kafka_version)
+        return _from_topology(configs, kafka_version), None
     except Exception as e:  # ConfigError or anything else: the alert still runs on what it sees
         return None, "the MM2 topology in the configurations is not valid: %s" % (e,)
-    if flows is None:
-        flows = _simple_flows(configs)
-        if flows is None:
-            return None, "the flows of the advanced topology could not be read (no topology module)"
-    return flows, None
 
 
 def host_targets(configs):
@@ -279,10 +196,10 @@ def endpoint(configs):
                          "HTTP port (default %s)" % (names.ENV, raw_port, env_default("mm2_metrics_port")))
     if not 0 < port < 65536:
         raise ValueError("%s/mm2_metrics_port is %d, outside 1-65535" % (names.ENV, port))
-    return Endpoint(enabled=is_true(get("mm2_metrics_enabled"), True), port=port,
-                    https=is_true(get("mm2_metrics_ssl_enabled"), False),
+    return Endpoint(enabled=_flag(get("mm2_metrics_enabled"), True), port=port,
+                    https=_flag(get("mm2_metrics_ssl_enabled"), False),
                     ca_file=str(get("mm2_metrics_ssl_ca_file") or "").strip(),
-                    verify=is_true(get("mm2_metrics_ssl_verify"), True),
+                    verify=_flag(get("mm2_metrics_ssl_verify"), True),
                     username=str(get("mm2_metrics_auth_username") or "").strip(),
                     password=str(get("mm2_metrics_auth_password") or ""),
                     jar=str(get("jmx_exporter_jar") or "").strip(),

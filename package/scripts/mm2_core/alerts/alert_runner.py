@@ -6,11 +6,13 @@ comes back as UNKNOWN with the reason, because the script runs inside the Ambari
 """
 import os
 import socket
+import time
 
 from mm2_core.alerts import alert_config as cfg
 from mm2_core.alerts import checkpoints, evaluation, heartbeats, lag, latency, partitions, tasks
 from mm2_core.alerts import alert_fetch as fetcher
-from mm2_core.alerts import alert_state
+from mm2_core.alerts import alert_state, registry
+from mm2_core.alerts.evaluation import CRITICAL, OK, UNKNOWN, WARNING, Result, Thresholds
 from mm2_core.alerts import metrics as m
 from mm2_core.config import names
 
@@ -20,41 +22,25 @@ LAG = "lag"
 HEARTBEAT = "heartbeat"
 CHECKPOINT = "checkpoint"
 TASKS = "tasks"
-KINDS = (PROCESS, LATENCY, LAG, HEARTBEAT, CHECKPOINT, TASKS)
+KINDS = tuple(registry.BY_KIND)
 
-# Alert parameters (alerts.json 'parameters' names; tests/alerts checks they match).
+# The parameters every alert has (registry.SHARED_PARAMETERS) and their defaults.
 P_TIMEOUT = "connection.timeout"
 P_CACHE = "metrics.cache.seconds"
 P_STATE_DIR = "state.directory"
-DEFAULT_TIMEOUT = 5.0
-DEFAULT_CACHE = 20.0
+_SHARED = dict((p.name, p) for p in registry.SHARED_PARAMETERS)
+DEFAULT_TIMEOUT = _SHARED[P_TIMEOUT].value
+DEFAULT_CACHE = _SHARED[P_CACHE].value
 
 # kind -> (warning parameter, critical parameter, default warning, default critical, unit)
-THRESHOLDS = {
-    PROCESS: ("response.time.warning", "response.time.critical", 2.0, 4.0, " s"),
-    LATENCY: ("latency.warning", "latency.critical", 30.0, 120.0, " s"),
-    LAG: ("lag.warning", "lag.critical", 10000.0, 100000.0, " records"),
-    HEARTBEAT: ("heartbeat.gap.warning", "heartbeat.gap.critical", 120.0, 300.0, " s"),
-    CHECKPOINT: ("checkpoint.age.warning", "checkpoint.age.critical", 600.0, 1800.0, " s"),
-    TASKS: ("failed.tasks.warning", "failed.tasks.critical", 1.0, 1.0, ""),
-}
-
-FAMILIES = {
-    PROCESS: (m.HERDER_UP, m.SCRAPE_ERROR, m.SCRAPE_DURATION),
-    LATENCY: (m.HERDER_UP, m.HERDER_START, m.SOURCE_LATENCY_AVG, m.SOURCE_RECORD_AGE_AVG, m.REPLICATION_LAG,
-              m.CONSUMER_LAG, m.REPLICATION_LAST_POLL, m.CONSUMER_LAST_POLL),
-    LAG: (m.HERDER_UP, m.HERDER_START, m.SOURCE_LATENCY_AVG, m.SOURCE_RECORD_AGE_AVG, m.REPLICATION_LAG,
-          m.CONSUMER_LAG, m.REPLICATION_LAST_POLL, m.CONSUMER_LAST_POLL),
-    HEARTBEAT: (m.HERDER_UP, m.HERDER_START, m.SOURCE_RECORD_COUNT, m.SOURCE_LATENCY_AVG),
-    CHECKPOINT: (m.HERDER_UP, m.CHECKPOINT_LATENCY, m.CHECKPOINT_LATENCY_AVG, m.CHECKPOINT_LATENCY_MAX,
-                 m.SOURCE_RECORD_COUNT, m.TASK_STATUS),
-    TASKS: (m.HERDER_UP, m.HERDER_START, m.CONNECTOR_STATUS, m.TASK_STATUS, m.SOURCE_LATENCY_AVG),
-}
+THRESHOLDS = dict((k.kind, (k.warning.name, k.critical.name, k.warning.value, k.critical.value, k.unit))
+                  for k in registry.KINDS)
+FAMILIES = dict((k.kind, k.families) for k in registry.KINDS)
 # Every alert asks for the same families, so one scrape (cached a few seconds) serves them all.
 # The exporter's own scrape series are always asked for: they mark a complete scrape, and exporter
 # 0.x runs the JMX collector for a name[] filter only when it names one of them.
 ALL_FAMILIES = tuple(sorted(set(f for fams in FAMILIES.values() for f in fams)
-                            | set([m.SCRAPE_ERROR, m.SCRAPE_DURATION])))
+                            | set([m.SCRAPE_ERROR, m.SCRAPE_DURATION, m.CONNECT_WORKER_UP, m.CONNECT_WORKER_START])))
 
 MAX_TEXT = 8000
 _ENV = names.ENV
@@ -77,12 +63,12 @@ def execute(kind, configurations, parameters, host_name, now=None):
         result = _execute(kind, configurations or {}, parameters or {}, host_name, now)
         return result.state, [_clip(result.text)]
     except Exception as e:
-        return evaluation.UNKNOWN, ["The MirrorMaker 2 %s alert failed: %s: %s" % (kind, e.__class__.__name__, e)]
+        return UNKNOWN, ["The MirrorMaker 2 %s alert failed: %s: %s" % (kind, e.__class__.__name__, e)]
 
 
 def thresholds_for(kind, parameters):
     wname, cname, wdef, cdef, unit = THRESHOLDS[kind]
-    return evaluation.Thresholds(cfg.param_float(parameters, wname, wdef), cfg.param_float(parameters, cname, cdef), unit)
+    return Thresholds(cfg.param_float(parameters, wname, wdef), cfg.param_float(parameters, cname, cdef), unit)
 
 
 # --- the MM2 process on this host ---------------------------------------------------------------------
@@ -228,61 +214,84 @@ def _execute(kind, token_map, parameters, host_name, now):
     try:
         endpoint = cfg.endpoint(configs)
     except ValueError as e:
-        return evaluation.Result(evaluation.UNKNOWN, [str(e)])
+        return Result(UNKNOWN, [str(e)])
     thresholds = thresholds_for(kind, parameters)
+
+    if kind == TASKS:
+        from mm2_core.alerts import alert_connect
+        if alert_connect.enabled(configs):   # connect mode: the worker's REST API says it exactly
+            return alert_connect.execute(configs, thresholds, now if now is not None else time.time(),
+                                         timeout=max(1.0, min(10.0, cfg.param_float(parameters, P_TIMEOUT,
+                                                                                    DEFAULT_TIMEOUT))))
 
     proc = None
     if kind == PROCESS:
         proc = process_info(configs)
         if proc.running is False:
-            return evaluation.Result(evaluation.CRITICAL, ["MirrorMaker 2 is not running on %s: %s" % (host, proc.detail)])
+            return Result(CRITICAL, ["MirrorMaker 2 is not running on %s: %s" % (host, proc.detail)])
     if not endpoint.enabled:
         if kind == PROCESS:
             what = "running as pid %s" % proc.pid if proc.running else "status unknown (%s)" % proc.detail
-            return evaluation.Result(evaluation.OK, ["MirrorMaker 2 is %s; its metrics endpoint is disabled "
-                                     "(kafka-mm2-env/mm2_metrics_enabled=false), so the replication alerts "
-                                     "cannot run" % what])
-        return evaluation.Result(evaluation.UNKNOWN, ["MirrorMaker 2 metrics are disabled (kafka-mm2-env/mm2_metrics_enabled="
-                                      "false): set it to true and restart the MirrorMaker 2 Driver to get this "
-                                      "alert"])
+            return Result(OK, ["MirrorMaker 2 is %s; its metrics endpoint is disabled "
+                               "(kafka-mm2-env/mm2_metrics_enabled=false), so the replication alerts "
+                               "cannot run" % what])
+        return Result(UNKNOWN, ["MirrorMaker 2 metrics are disabled (kafka-mm2-env/mm2_metrics_enabled="
+                                "false): set it to true and restart the MirrorMaker 2 Driver to get this "
+                                "alert"])
 
     fetched = _fetch_local(endpoint, host, parameters, deadline)
     if not fetched.ok:
         if proc is None and fetched.kind == fetcher.REFUSED:
             proc = process_info(configs)
-        return evaluation.Result(evaluation.UNKNOWN, [diagnose(fetched, endpoint, configs, proc)])
-    snap = m.Snapshot(fetched.text, FAMILIES[kind], fetched.at, fetched.url)
+        return Result(UNKNOWN, [diagnose(fetched, endpoint, configs, proc)])
+    text = fetched.text
+    from mm2_core.alerts import alert_connect
+    if alert_connect.enabled(configs):   # connect mode: one herder per flow on this host's worker
+        text = text + alert_connect.herder_lines(configs, text, timeout=max(1.0, min(5.0, cfg.param_float(
+            parameters, P_TIMEOUT, DEFAULT_TIMEOUT))))
+    snap = m.Snapshot(text, FAMILIES[kind], fetched.at, fetched.url)
     if kind == PROCESS:
         return _process_result(snap, fetched, thresholds, proc, host)
     if not snap.has(m.HERDER_UP):
-        return evaluation.Result(evaluation.UNKNOWN, ["%s answers but exports no MirrorMaker 2 herder (%s): MM2 is still starting, "
-                                      "or the exporter does not use the mpack's rules (jmx_exporter_mm2.yaml in "
-                                      "the MM2 configuration directory)" % (fetched.url.split("?")[0], m.HERDER_UP)])
+        return Result(UNKNOWN, ["%s answers but exports no MirrorMaker 2 herder (%s): MM2 is still starting, "
+                                "or the exporter does not use the mpack's rules (jmx_exporter_mm2.yaml in "
+                                "the MM2 configuration directory)" % (fetched.url.split("?")[0], m.HERDER_UP)])
     now = fetched.at if now is None else now
     flows, problem = cfg.expected_flows(configs, evaluation.kafka_version(snap))
     targets = cfg.host_targets(configs)
     flows_here = cfg.flows_for_host(flows or [], targets)
+    held = {}
+    if kind != TASKS:
+        from mm2_core.alerts import alert_connect
+        if alert_connect.enabled(configs):   # connect mode: a flow an operator paused or stopped is not alerted on
+            held = alert_connect.held_flows(configs, timeout=max(1.0, min(5.0, cfg.param_float(
+                parameters, P_TIMEOUT, DEFAULT_TIMEOUT))))
+            flows_here = [f for f in flows_here if f.name not in held]
     expected_names = [f.name for f in flows_here]
 
     if kind in (LATENCY, LAG):
         nowhere = _replicated_nowhere(kind, snap, token_map, parameters, endpoint, host, flows or [], flows_here,
                                       now, thresholds, deadline)
         evaluate = latency.evaluate_latency if kind == LATENCY else lag.evaluate_lag
-        result = evaluate(snap, flows or [], expected_names, thresholds, nowhere)
+        result = evaluate(snap, flows or [], expected_names, thresholds, nowhere, held=sorted(held))
     elif kind == TASKS:
         result = _tasks(snap, token_map, parameters, endpoint, host, flows or [], flows_here, now, thresholds,
                         deadline)
     elif kind == HEARTBEAT:
-        result = _heartbeats(snap, token_map, parameters, endpoint, host, flows, targets, now, thresholds,
-                             deadline)
+        result = _heartbeats(snap, token_map, parameters, endpoint, host,
+                             [f for f in flows if f.name not in held] if flows is not None else None, targets, now,
+                             thresholds, deadline)
     else:
         if flows is None:
-            return evaluation.Result(evaluation.UNKNOWN, ["Cannot tell which flows sync consumer offsets: %s" % problem])
+            return Result(UNKNOWN, ["Cannot tell which flows sync consumer offsets: %s" % problem])
         path = _state_path(parameters, kind)
         result = checkpoints.evaluate_checkpoints(snap, flows_here, now, alert_state.load(path), thresholds)
         _save(path, result)
     if problem and kind != CHECKPOINT:
         result.lines.append("Note: %s; flows were taken from the metrics" % problem)
+    if held:
+        result.lines.append("Held by an operator (not alerted): %s" % ", ".join(
+            "%s %s" % kv for kv in sorted(held.items())))
     return result
 
 
@@ -298,20 +307,21 @@ def _process_result(snap, fetched, thresholds, proc, host):
     version = evaluation.kafka_version(snap)
     who = "MirrorMaker 2 (pid %s)" % proc.pid if proc is not None and proc.pid else "MirrorMaker 2"
     state = thresholds.state(elapsed)
-    line = "%s metrics endpoint answered in %s s %s" % (who, evaluation.fmt_number(elapsed), thresholds.against(elapsed))
+    line = "%s metrics endpoint answered in %s s %s" % (who, evaluation.fmt_number(elapsed),
+                                                          thresholds.against(elapsed))
     if pairs:
         line += "; herders %s; Kafka %s" % (", ".join(pairs), version or "?")
     else:
-        state = evaluation.worst([state, evaluation.WARNING])
+        state = evaluation.worst([state, WARNING])
         line += ("; but it exports no MirrorMaker 2 herder (%s): MM2 is still starting or the exporter does not "
                  "use the mpack's jmx_exporter_mm2.yaml" % m.HERDER_UP)
     if snap.value(m.SCRAPE_ERROR, 0.0) == 1.0:
-        state = evaluation.worst([state, evaluation.WARNING])
+        state = evaluation.worst([state, WARNING])
         line += "; the exporter reports JMX scrape errors (jmx_scrape_error=1)"
     duration = snap.value(m.SCRAPE_DURATION)
     if duration is not None:
         line += "; JMX scrape took %s s" % evaluation.fmt_number(duration)
-    return evaluation.Result(state, [line])
+    return Result(state, [line])
 
 
 def _peer_snapshots(family_kind, token_map, parameters, endpoint, host, deadline, wanted=True):
@@ -360,7 +370,7 @@ def _replicated_nowhere(kind, snap, token_map, parameters, endpoint, host, flows
                                                  [host] + [h for h, _ in views])
     for name in seen:
         last_seen[name] = now
-    _save(path, evaluation.Result(evaluation.OK, [], {"replicated_at": last_seen}))
+    _save(path, Result(OK, [], {"replicated_at": last_seen}))
     return nowhere
 
 

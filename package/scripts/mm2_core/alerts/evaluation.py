@@ -174,10 +174,16 @@ def kafka_version(snap):
 
 
 def resolver_for(snap, flows):
-    resolver = Resolver(flows)
-    for (source, target) in herders(snap):
-        if source and target:
-            resolver.pair(source, target)
+    """The Resolver of this scrape for these flows: one per snapshot and flow list, so every reading
+    of the partitions (source partitions, lag, stalls, task evidence) joins them to flows once."""
+    key = tuple(f.name for f in flows or ())
+    memo = snap.__dict__.setdefault("_resolvers", {})
+    resolver = memo.get(key)
+    if resolver is None:
+        resolver = memo[key] = Resolver(flows)
+        for (source, target) in herders(snap):
+            if source and target:
+                resolver.pair(source, target)
     return resolver
 
 

@@ -5,11 +5,11 @@ import time
 from mm2_core.alerts import metrics as m
 from mm2_core.alerts.evaluation import (CRITICAL, OK, UNKNOWN, WARNING, Result, fmt_int, fmt_number, ordered_lines,
                                         resolver_for, worst)
-from mm2_core.alerts.partitions import WAITING, lag_by_partition, stalled_partitions
+from mm2_core.alerts.partitions import WAITING, lag_by_partition, source_partitions, stalled_partitions
 from mm2_core.alerts.tasks import TASKS_STARTUP_GRACE
 
 
-def evaluate_lag(snap, flows, expected_names, thresholds, nowhere=None):
+def evaluate_lag(snap, flows, expected_names, thresholds, nowhere=None, held=()):
     """Worst partition lag (records the replication consumer has not fetched yet) per flow.
     nowhere: {flow name: (state, line)} of evaluate_replicated_nowhere for flows without partitions here."""
     nowhere = nowhere or {}
@@ -39,6 +39,21 @@ def evaluate_lag(snap, flows, expected_names, thresholds, nowhere=None):
             entry[3] = (topic, partition)
     stalls = stalled_partitions(snap, resolver, lags)
     per_flow = {}
+    here = {}
+    for flow, _, _, _, _ in source_partitions(snap, resolver):
+        here[flow.name] = here.get(flow.name, 0) + 1
+    for name, count in here.items():
+        if name not in per and name in resolver.by_name and not name.startswith("one of "):
+            # replicated here, but every consumer of its partitions also reads other flows' topics
+            line = ("%s: %d partitions here; their consumer lag cannot be attributed to this flow alone "
+                    "(before Kafka 3.5 the replication consumers have generated client ids, and the flows "
+                    "of this process replicate topics of the same names)" % (name, count))
+            state = OK
+            stalled = stalls.get(name)
+            if stalled is not None:
+                state = WARNING
+                line += "; " + stalled.text()
+            per_flow[name] = (state, line)
     for name, (count, total, top, tp) in per.items():
         flow = resolver.by_name.get(name)
         remote = flow.remote_topic(tp[0]) if flow is not None and flow.source != "?" else None
@@ -59,6 +74,8 @@ def evaluate_lag(snap, flows, expected_names, thresholds, nowhere=None):
         if name not in per_flow:
             per_flow[name] = nowhere.get(name) or (OK, "%s: no partition of this flow is replicated by this host"
                                                    % name)
+    for name in held:   # connect mode: a flow an operator paused or stopped is not judged (its series are stale)
+        per_flow.pop(name, None)
     lines = ordered_lines(per_flow, expected_names)
     states = [s for s, _ in per_flow.values()]
     lagging = [u for u in lags.unattributed if u[2] > 0]

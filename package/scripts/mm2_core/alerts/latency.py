@@ -15,7 +15,7 @@ class _LatencyStats(object):
         self.skew = 0.0
 
 
-def evaluate_latency(snap, flows, expected_names, thresholds, nowhere=None):
+def evaluate_latency(snap, flows, expected_names, thresholds, nowhere=None, held=()):
     """Worst partition latency (windowed average, seconds) per flow; idle partitions ignored,
     stalled ones (no record replicated in the window while lag remains) at least WARNING.
 
@@ -95,6 +95,8 @@ def evaluate_latency(snap, flows, expected_names, thresholds, nowhere=None):
             per_flow[name] = (nowhere or {}).get(name) or (
                 OK, "%s: no partition of this flow is replicated by this host (its tasks run on another driver "
                     "host, or it has no topic to replicate)" % name)
+    for name in held:   # connect mode: a flow an operator paused or stopped is not judged (its series are stale)
+        per_flow.pop(name, None)
     if not per_flow:
         return Result(OK, ["No replication flow runs on this host"])
     return Result(worst(s for s, _ in per_flow.values()), ordered_lines(per_flow, expected_names))

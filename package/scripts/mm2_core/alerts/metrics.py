@@ -27,6 +27,8 @@ REPLICATION_LAST_POLL = "mm2_replication_consumer_last_poll_seconds_ago"  # Kafk
 CONSUMER_LAST_POLL = "mm2_consumer_last_poll_seconds_ago"      # any consumer (before 3.5)
 HERDER_UP = "mm2_herder_up"                                    # labels source, target, version
 HERDER_START = "mm2_herder_start_time_ms"
+CONNECT_WORKER_UP = "mm2_connect_worker_up"                    # connect mode: labels port, version
+CONNECT_WORKER_START = "mm2_connect_worker_start_time_ms"
 CONNECTOR_STATUS = "mm2_connector_status"
 TASK_STATUS = "mm2_task_status"
 # written by the exporter itself. Every complete scrape carries jmx_scrape_error: a payload

@@ -20,14 +20,19 @@ def source_partitions(snap, resolver):
     out = []
     bad = {}
     flow_of = resolver.flow
+    upstream_of = {}   # (source, target, target topic) -> (flow, source topic): topics have many partitions
     for (source, target, topic, partition), avg in m.fields(snap.raw(m.SOURCE_LATENCY_AVG),
                                                             ("source", "target", "topic", "partition")):
         if not topic or partition is None or not target:
             name = flow_of(source, target, "").name if target else "%s->?" % (source or "?")
             bad[name] = bad.get(name, 0) + 1
             continue
-        flow = flow_of(source, target, topic)
-        out.append((flow, topic, partition, flow.upstream_topic(topic), avg))
+        key = (source, target, topic)
+        joined = upstream_of.get(key)
+        if joined is None:
+            flow = flow_of(source, target, topic)
+            joined = upstream_of[key] = (flow, flow.upstream_topic(topic))
+        out.append((joined[0], topic, partition, joined[1], avg))
     snap._source_partitions = (resolver, out)
     snap._bad_series = bad
     return out

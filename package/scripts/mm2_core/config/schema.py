@@ -41,6 +41,7 @@ class Property(object):
         self.show_property_name = show_property_name
         self.depends_on = tuple(depends_on)  # ((config_type, name), ...)
         self.visible = visible
+        self.refresh_command = None   # (component, command), set below for the properties a running driver can take live
         # Every property is on a tab of themes/theme.json unless this says why not (build.py checks it).
         self.not_in_theme = not_in_theme
 
@@ -50,6 +51,10 @@ class Property(object):
 
     def __repr__(self):
         return "Property(%r)" % (self.name,)
+
+
+# Connect mode's settings are edited under Advanced kafka-mm2-env / kafka-mm2-driver (no theme tab of their own yet).
+_CONNECT_MODE_NOT_IN_THEME = "connect mode (issue 23): shown in the Advanced sections; no theme tab yet"
 
 
 class ConfigType(object):
@@ -213,6 +218,28 @@ ENV = ConfigType(names.ENV, "MirrorMaker 2 process environment", [
     Property("mm2_stop_timeout_seconds", "60", "Stop timeout",
              "How long stop waits after SIGTERM before it sends SIGKILL.",
              value_type="int", minimum="1", maximum="1800", unit="seconds"),
+    Property("mm2_run_mode", "dedicated", "Run mode",
+             "dedicated: one connect-mirror-maker.sh process per driver (every change restarts every flow). "
+             "connect: MM2's connectors on a Kafka Connect worker per driver (one target per host), driven "
+             "over its loopback REST API: per-flow pause/resume/stop, live topic and setting changes, "
+             "failed tasks restarted automatically.",
+             value_type="value-list", entries=[("dedicated", "dedicated (connect-mirror-maker.sh)"),
+                                               ("connect", "connect (Kafka Connect worker + REST)")],
+             overridable=False,
+             not_in_theme=_CONNECT_MODE_NOT_IN_THEME),
+    Property("mm2_autorestart_enabled", "true", "Restart failed connectors and tasks",
+             "Connect mode: a healer process restarts FAILED connectors and tasks with back-off.",
+             value_type="boolean", overridable=False,
+             not_in_theme=_CONNECT_MODE_NOT_IN_THEME),
+    Property("mm2_autorestart_max_restarts", "10", "Automatic restarts before giving up",
+             "Connect mode: restarts of one connector (with its failed tasks) before the healer gives up on it "
+             "and the tasks alert says so.", value_type="int", minimum="1", maximum="1000", overridable=False,
+             not_in_theme=_CONNECT_MODE_NOT_IN_THEME),
+    Property("mm2_autorestart_backoff_unit_seconds", "60", "Back-off unit of automatic restarts",
+             "The n-th restart waits unit x n x (n+1), at most 60 units: with 60 s, Strimzi's 0, 2, 6, 12, 20, "
+             "30, 42, 56, 60 minutes.", value_type="int", minimum="1", maximum="3600", unit="seconds",
+             overridable=False,
+             not_in_theme=_CONNECT_MODE_NOT_IN_THEME),
     Property("mm2_local_kafka_wait_seconds", "300", "Wait for this cluster's Kafka",
              "When a flow this driver runs reads from or writes to this Ambari cluster's own Kafka, start "
              "first waits up to this long for one of its brokers to accept connections (after a host "
@@ -406,6 +433,15 @@ DRIVER = ConfigType(names.DRIVER, "Per-host driver settings (use config groups)"
     Property("internal.rest.port", "8083", "Internal REST port",
              "Listener of MM2's internal REST server (Kafka 3.5+, several driver hosts).",
              value_type="int", minimum="1024", maximum="65535"),
+    Property("connect.group.id", "mm2-connect", "Connect group (connect mode)",
+             "Connect mode: group.id of the worker; its internal topics on the target are <group>-configs.internal, "
+             "<group>-offsets.internal and <group>-status.internal. Give each Ambari cluster writing into the "
+             "same target its own group.",
+             not_in_theme=_CONNECT_MODE_NOT_IN_THEME),
+    Property("connect.rest.port", "8093", "Connect REST port (connect mode)",
+             "Connect mode: the Kafka Connect worker's REST API, bound to 127.0.0.1 only (the control plane "
+             "of the flows on this host).", value_type="int", minimum="1024", maximum="65535",
+             not_in_theme=_CONNECT_MODE_NOT_IN_THEME),
 ])
 
 LOG4J = ConfigType(names.LOG4J, "MirrorMaker 2 logging", [
@@ -426,6 +462,16 @@ CUSTOM = ConfigType(names.CUSTOM, "Custom MM2 properties, passed through after v
                     supports_adding_forbidden=False)
 
 CONFIG_TYPES = (ENV, CLUSTERS, REPLICATION, TOPOLOGY, DRIVER, LOG4J, CUSTOM)
+
+# A change of only these properties is offered as "Refresh configs" (RECONFIGURE with reconfigureAction
+# reload_configs, Ambari's <supported-refresh-commands>) instead of a restart: in connect mode the driver PUTs the
+# changed connector configs into its running Connect worker (only the changed flows' connectors restart); when
+# the change reaches the worker's own settings (e.g. the target's connection), or in dedicated mode, the command
+# restarts the driver by itself. Everything else (env, log4j, driver, custom) keeps "Restart Required".
+REFRESH_COMMAND = "reload_configs"
+for _type in (CLUSTERS, REPLICATION, TOPOLOGY):
+    for _prop in _type.properties:
+        _prop.refresh_command = (names.COMPONENT, REFRESH_COMMAND)
 BY_NAME = dict((t.name, t) for t in CONFIG_TYPES)
 
 assert tuple(t.name for t in CONFIG_TYPES) == names.OWN_CONFIG_TYPES

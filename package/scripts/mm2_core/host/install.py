@@ -241,16 +241,7 @@ def _java_major(version):
 
 def java_requirement(kafka_vt):
     """(minimum, newest known to work) Java major for a Kafka line."""
-    minimum = versions.java_major_required(version_str(kafka_vt))
-    if minimum >= 17:
-        return minimum, None      # Connect (and so MM2) 4.x runs on Java 17+
-    if kafka_vt >= (3, 6, 0):
-        return 8, 21
-    if kafka_vt >= (3, 0, 0):
-        return 8, 17
-    if kafka_vt >= (2, 6, 0):
-        return 8, 15
-    return 8, 11
+    return versions.java_range(kafka_vt)
 
 
 def check_java(kafka_version, java_major, java_home):
@@ -269,7 +260,7 @@ def check_java(kafka_version, java_major, java_home):
     if newest is not None and java_major > newest:
         warnings.append("Kafka %s is known to work up to Java %d; %s is Java %d"
                         % (kafka_version, newest, where, java_major))
-    if vt >= (3, 0, 0) and java_major == 8:
+    if java_major == 8 and versions.supports(vt, versions.JAVA8_DEPRECATED):
         warnings.append("Kafka %s deprecates Java 8 (removed in 4.0); prefer Java 11 or 17" % kafka_version)
     return [], warnings
 

@@ -9,13 +9,10 @@ import re
 import shlex
 import struct
 
-from mm2_core.kafka import versions as _versions
+from mm2_core.kafka import versions
 from mm2_core.formats import text as _t   # the module: alert reloads drop mm2_core modules (Python 2 clears
                                  # a dropped module's globals under functions imported from it)
 
-MM2_FORMATTERS_VERSION = (2, 7, 0)     # org.apache.kafka.connect.mirror.formatters.*
-PRODUCER_BOOTSTRAP_VERSION = (2, 5, 0)  # console producer --bootstrap-server (KIP-499)
-GET_OFFSETS_VERSION = (3, 0, 0)         # bin/kafka-get-offsets.sh with --command-config (KIP-635)
 
 HEARTBEAT_FORMATTER = "org.apache.kafka.connect.mirror.formatters.HeartbeatFormatter"
 CHECKPOINT_FORMATTER = "org.apache.kafka.connect.mirror.formatters.CheckpointFormatter"
@@ -54,14 +51,15 @@ def topics_create(kafka_home, bootstrap, config_path, topic, partitions=1, repli
 def console_options(version_tuple, kind):
     """Option names of the console producer (kind 'producer') / consumer ('consumer') of a version:
     {'config', 'client_property', 'format_property'}; 4.2 renamed them (versions.CONSOLE_COMMAND_OPTIONS)."""
-    if _versions.supports(".".join(str(v) for v in tuple(version_tuple)[:3]), _versions.CONSOLE_COMMAND_OPTIONS):
+    if versions.supports(".".join(str(v) for v in tuple(version_tuple)[:3]), versions.CONSOLE_COMMAND_OPTIONS):
         return {"config": "--command-config", "client_property": "--command-property",
                 "format_property": "--reader-property" if kind == "producer" else "--formatter-property"}
     return {"config": "--%s.config" % kind, "client_property": "--%s-property" % kind, "format_property": "--property"}
 
 
 def console_producer(kafka_home, version_tuple, bootstrap, config_path, topic):
-    flag = "--bootstrap-server" if version_tuple >= PRODUCER_BOOTSTRAP_VERSION else "--broker-list"
+    bootstrap_server = versions.supports(version_tuple, versions.PRODUCER_BOOTSTRAP_SERVER)
+    flag = "--bootstrap-server" if bootstrap_server else "--broker-list"
     return [tool(kafka_home, "kafka-console-producer.sh"), flag, bootstrap,
             console_options(version_tuple, "producer")["config"], config_path, "--topic", topic,
             "--request-required-acks", "all", "--sync"]
@@ -88,7 +86,7 @@ def console_consumer(kafka_home, version_tuple, bootstrap, config_path, topic, m
     if max_messages:
         args += ["--max-messages", str(int(max_messages))]
     if mode in ("heartbeat", "checkpoint"):
-        if version_tuple >= MM2_FORMATTERS_VERSION:
+        if versions.supports(version_tuple, versions.MM2_FORMATTERS):
             args += ["--formatter", HEARTBEAT_FORMATTER if mode == "heartbeat" else CHECKPOINT_FORMATTER]
         else:
             args += [prop, "print.timestamp=true", prop, "print.key=true",
@@ -101,7 +99,7 @@ def console_consumer(kafka_home, version_tuple, bootstrap, config_path, topic, m
 
 def end_offsets_command(kafka_home, version_tuple, bootstrap, config_path, topic):
     """kafka-get-offsets.sh (latest offsets of topic's partitions), or None before Kafka 3.0."""
-    if tuple(version_tuple) < GET_OFFSETS_VERSION:
+    if not versions.supports(version_tuple, versions.GET_OFFSETS_TOOL):
         return None
     return [tool(kafka_home, "kafka-get-offsets.sh"), "--bootstrap-server", bootstrap,
             "--command-config", config_path, "--topic", topic]
@@ -233,7 +231,8 @@ def decode_checkpoint(key, value):
 
 _HB_LINE = re.compile(r"^Heartbeat\{sourceClusterAlias=(.*), targetClusterAlias=(.*), timestamp=(-?\d+)\}$")
 _CP_LINE = re.compile(r"^Checkpoint\{consumerGroupId=(.*), topicPartition=(.*)-(\d+), "
-                      r"upstreamOffset=(-?\d+), downstreamOffset=(-?\d+), metadata=(.*)\}$")
+                      r"upstreamOffset=(-?\d+), downstreamOffset=(-?\d+), meta(?:ta)?data=(.*)\}$")
+# (Checkpoint.toString spells it "metatadata=" up to at least 3.5, e.g. real 2.8.2 and 3.4.1; "metadata=" in 3.9)
 
 
 def _records(output, decode, line_re, build):
@@ -421,7 +420,7 @@ class TopicFilter(object):
 def internal_separator(separator, version_tuple, internal_separator_enabled=True):
     """Separator inside MM2's internal topic names: the policy separator from 3.1 (KIP-690)
     unless replication.policy.internal.topic.separator.enabled=false (KIP-949), else '.'."""
-    if version_tuple >= (3, 1, 0) and internal_separator_enabled:
+    if internal_separator_enabled and versions.supports(version_tuple, versions.INTERNAL_TOPICS_USE_SEPARATOR):
         return separator or "."
     return "."
 

@@ -18,6 +18,7 @@ import threading
 import time
 
 from mm2_core.config import names
+from mm2_core.connect import connect_mode
 from mm2_core.formats import text as _t   # the module: alert reloads drop mm2_core modules (Python 2 clears
                                  # a dropped module's globals under functions imported from it)
 
@@ -122,20 +123,25 @@ def is_alive(pid, proc_root="/proc"):
 
 
 def is_mm2_cmdline(argv, props_path):
-    """Is this command line our MM2: our properties file plus MM2's main class or launcher."""
+    """Is this command line our MM2: our properties file plus MM2's main class or launcher; or, in connect
+    mode, the Connect worker file beside it (connect_mode.WORKER_FILE) plus Connect's main class or launcher."""
     if not argv:
         return False
     wanted = os.path.normpath(_t.text(props_path))
-    has_props = False
-    has_mm2 = False
+    worker = os.path.join(os.path.dirname(wanted), connect_mode.WORKER_FILE)
+    has_props = has_mm2 = has_worker = has_connect = False
     for arg in argv:
         if not arg:
             continue
         if arg == names.MM2_MAIN_CLASS or os.path.basename(arg) == LAUNCHER:
             has_mm2 = True
+        elif arg == connect_mode.MAIN_CLASS or os.path.basename(arg) == connect_mode.LAUNCHER:
+            has_connect = True
         elif os.path.normpath(arg) == wanted:
             has_props = True
-    return has_props and has_mm2
+        elif os.path.normpath(arg) == worker:
+            has_worker = True
+    return (has_props and has_mm2) or (has_worker and has_connect)
 
 
 def is_our_mm2(pid, props_path, proc_root="/proc"):
@@ -289,7 +295,8 @@ class Outcome(object):
 
 def wait_started(pid_file, props_path, timeout, log_path=None, log_offset=0, rest_url=None,
                  settle=DEFAULT_SETTLE_SECONDS, proc_root="/proc", clock=time.time,
-                 sleep=time.sleep, poll=0.25, http_check=http_answers, grace=3.0):
+                 sleep=time.sleep, poll=0.25, http_check=http_answers, grace=3.0,
+                 markers=(STARTED_MARKER, INITIALIZING_MARKER)):
     """Wait until the MM2 just launched is up.
 
     Up means: alive, its REST listener answering when internal REST is on, and either the
@@ -309,16 +316,16 @@ def wait_started(pid_file, props_path, timeout, log_path=None, log_offset=0, res
         if st.running:
             if alive_since is None:
                 alive_since = now
-            logged = bool(log_path) and log_has_marker(log_path, log_offset)
+            logged = bool(log_path) and log_has_marker(log_path, log_offset, markers[0])
             initializing = not logged and bool(log_path) and log_has_marker(log_path, log_offset,
-                                                                            INITIALIZING_MARKER)
+                                                                            markers[1])
             if listener and not http_check(*listener):
                 waiting_for = "the internal REST listener %s to answer" % rest_url
             elif not logged and (initializing or now - alive_since < settle):
-                waiting_for = "'%s' in %s" % (STARTED_MARKER, log_path)
+                waiting_for = "'%s' in %s" % (markers[0], log_path)
             else:
                 how = "its log says it started" if logged else \
-                    "alive for %ds (no '%s' line in %s)" % (settle, STARTED_MARKER, log_path)
+                    "alive for %ds (no '%s' line in %s)" % (settle, markers[0], log_path)
                 return Outcome(True, "started", st.pid, "MM2 started as pid %d: %s" % (st.pid, how))
         elif st.state == DEAD:
             return Outcome(False, "exited", st.pid, "MM2 (pid %d) exited during start" % st.pid)

@@ -76,7 +76,12 @@ class KafkaVersion(object):
 
 
 def _as_version(value):
-    return value if isinstance(value, KafkaVersion) else KafkaVersion.parse(value)
+    """KafkaVersion of a version text, a KafkaVersion or a (major, minor, patch) tuple."""
+    if isinstance(value, KafkaVersion):
+        return value
+    if isinstance(value, (tuple, list)):
+        value = ".".join(str(part) for part in value)
+    return KafkaVersion.parse(value)
 
 
 MIN_VERSION = KafkaVersion.parse("2.4.0")
@@ -110,6 +115,17 @@ EMIT_OFFSET_SYNCS = "emit-offset-syncs"
 HEARTBEATS_REPLICATION = "heartbeats-replication"
 LOG4J2 = "log4j2"
 JAVA17 = "java17"
+# The control plane of connect mode (MM2's connectors on a Kafka Connect distributed worker, driven over
+# Connect's REST API): what each Connect version can do to a running flow.
+CONNECT_MODE = "connect-mode"
+CONNECT_RESTART_TASKS = "connect-restart-tasks"
+CONNECT_STOP = "connect-stop"
+CONNECT_OFFSETS = "connect-offsets"
+PRODUCER_BOOTSTRAP_SERVER = "producer-bootstrap-server"
+MM2_FORMATTERS = "mm2-formatters"
+GET_OFFSETS_TOOL = "get-offsets-tool"
+INTERNAL_TOPICS_USE_SEPARATOR = "internal-topics-use-separator"
+JAVA8_DEPRECATED = "java8-deprecated"
 TOPICS_IF_NOT_EXISTS_WITH_BOOTSTRAP = "topics-if-not-exists-with-bootstrap"
 SIMPLE_GROUP_CHECKPOINTS = "simple-group-checkpoints"
 CHECKPOINTS_ONLY_WHEN_CHANGED = "checkpoints-only-when-changed"
@@ -136,6 +152,18 @@ FEATURES = {
     HEARTBEATS_REPLICATION: ("4.0.0", None, "heartbeats.replication.enabled (KIP-1089)"),
     LOG4J2: ("4.0.0", None, "log4j2 configuration (KIP-653)"),
     JAVA17: ("4.0.0", None, "Connect and MM2 need Java 17"),
+    CONNECT_MODE: ("2.4.0", None, "MM2's connectors on a Kafka Connect distributed worker (connect mode): "
+                                  "PUT /connectors/<name>/config, PUT .../pause, PUT .../resume"),
+    CONNECT_RESTART_TASKS: ("3.0.0", None, "POST /connectors/<name>/restart?includeTasks=true&onlyFailed=true "
+                                           "(KIP-745)"),
+    CONNECT_STOP: ("3.5.0", None, "PUT /connectors/<name>/stop, the STOPPED state (KIP-875)"),
+    CONNECT_OFFSETS: ("3.6.0", None, "GET/PATCH/DELETE /connectors/<name>/offsets (KIP-875)"),
+    PRODUCER_BOOTSTRAP_SERVER: ("2.5.0", None, "kafka-console-producer.sh --bootstrap-server (KIP-499)"),
+    MM2_FORMATTERS: ("2.7.0", None, "org.apache.kafka.connect.mirror.formatters.* for the console consumer"),
+    GET_OFFSETS_TOOL: ("3.0.0", None, "bin/kafka-get-offsets.sh with --command-config (KIP-635)"),
+    INTERNAL_TOPICS_USE_SEPARATOR: ("3.1.0", None,
+                                    "internal topic names use replication.policy.separator (KIP-690)"),
+    JAVA8_DEPRECATED: ("3.0.0", "4.0.0", "Java 8 still runs Kafka but is deprecated (KIP-750)"),
     TOPICS_IF_NOT_EXISTS_WITH_BOOTSTRAP: ("2.6.0", None,
                                           "kafka-topics --create --if-not-exists together with --bootstrap-server "
                                           "(TopicCommand 2.4.0-2.5.1 refuses the pair)"),
@@ -152,6 +180,10 @@ FEATURES = {
                               "5.0) and print a warning"),
 }
 
+# Java releases each Kafka line was built and tested with: (first Kafka version, newest Java known to work).
+# From 4.0 Connect needs Java 17 (JAVA17) and no newest is known to fail.
+_JAVA_TESTED = (("3.6.0", 21), ("3.0.0", 17), ("2.6.0", 15), ("2.4.0", 11))
+
 
 def supports(version, feature):
     """True when the Kafka version has the feature (see FEATURES)."""
@@ -162,6 +194,17 @@ def supports(version, feature):
 
 def feature_first(feature):
     return KafkaVersion.parse(FEATURES[feature][0])
+
+
+def unsupported(version, feature, action):
+    """None when the version has the feature, else the sentence refusing `action` (names the version,
+    the feature and the first version that has it)."""
+    if supports(version, feature):
+        return None
+    first, removed, what = FEATURES[feature]
+    if removed and _as_version(version) >= removed:
+        return "%s is not possible on Kafka %s: %s was removed in %s" % (action, version, what, removed)
+    return "%s needs Kafka %s or newer (%s); this driver runs Kafka %s" % (action, first, what, version)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -415,6 +458,18 @@ def renamed_key(version, key):
 
 def java_major_required(version):
     return 17 if supports(version, JAVA17) else 8
+
+
+def java_range(version):
+    """(minimum, newest known to work or None) Java major for a Kafka version."""
+    minimum = java_major_required(version)
+    if minimum >= 17:
+        return minimum, None
+    version = _as_version(version)
+    for first, newest in _JAVA_TESTED:
+        if version >= first:
+            return minimum, newest
+    return minimum, _JAVA_TESTED[-1][1]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -244,7 +244,7 @@ def safety_findings(topo, key, value, siblings=None):
     if scope in ("flow", "top"):
         if rest_name == "errors.tolerance" and low == "all":
             findings.append((ERROR, "errors.tolerance=all makes MM2 skip records it cannot replicate; remove it"))
-        elif rest_name == "emit.heartbeats.enabled" and low == "false":
+        elif rest_name == "emit.heartbeats.enabled" and parse_bool(value) is False:
             findings.append((WARN, "without heartbeats the heartbeat-gap alert cannot tell whether the flow is "
                                    "alive"))
         elif rest_name == "enabled" and scope == "top":

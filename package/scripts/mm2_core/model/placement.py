@@ -27,8 +27,8 @@ from mm2_core.kafka import versions
 ERROR = "ERROR"
 WARN = "WARN"
 
-MULTI_NODE_VERSION = (3, 5, 0)
 _P_TARGETS = names.DRIVER + "/target.clusters"
+_MULTI_NODE_FIRST = str(versions.feature_first(versions.MULTI_NODE))
 
 
 class Finding(object):
@@ -56,8 +56,16 @@ def parse_targets(value):
     return items
 
 
-def herder_pairs(clusters, flows, version_tuple, heartbeats_enabled=True):
-    """Herder (source, target) pairs MM2 creates for these clusters and enabled flows."""
+def _every_pair_emits(source, target):
+    return True   # MM2's default: emit.heartbeats.enabled=true
+
+
+def herder_pairs(clusters, flows, version_tuple, emits_heartbeats=None):
+    """Herder (source, target) pairs MM2 creates for these clusters and enabled flows.
+
+    emits_heartbeats(source, target): whether that pair emits heartbeats (the resolved model's answer,
+    mm2_core.model.resolved); None: MM2's default, every pair does."""
+    emits_heartbeats = emits_heartbeats or _every_pair_emits
     flows = set(tuple(f) for f in flows)
     # before KAFKA-10710 every ordered pair got a herder, enabled or not
     only_enabled = versions.supports(_fmt(version_tuple), versions.HERDERS_FOR_ENABLED_PAIRS)
@@ -66,7 +74,7 @@ def herder_pairs(clusters, flows, version_tuple, heartbeats_enabled=True):
         for target in clusters:
             if source == target:
                 continue
-            if not only_enabled or (source, target) in flows or heartbeats_enabled:
+            if not only_enabled or (source, target) in flows or emits_heartbeats(source, target):
                 pairs.append((source, target))
     return pairs
 
@@ -83,7 +91,7 @@ def _fmt(vt):
     return ".".join(str(x) for x in vt)
 
 
-def check_placement(clusters, flows, host_targets, version_tuple, heartbeats_enabled=True,
+def check_placement(clusters, flows, host_targets, version_tuple, emits_heartbeats=None,
                     internal_rest=None):
     """Findings for a whole deployment.
 
@@ -95,7 +103,8 @@ def check_placement(clusters, flows, host_targets, version_tuple, heartbeats_ena
     clusters = list(clusters)
     known = set(clusters)
     flows = [tuple(f) for f in flows]
-    pairs = herder_pairs(clusters, flows, version_tuple, heartbeats_enabled)
+    emits_heartbeats = emits_heartbeats or _every_pair_emits
+    pairs = herder_pairs(clusters, flows, version_tuple, emits_heartbeats)
     serving = dict((alias, []) for alias in clusters)   # target alias -> hosts serving it
 
     for host in sorted(host_targets):
@@ -119,7 +128,7 @@ def check_placement(clusters, flows, host_targets, version_tuple, heartbeats_ena
             findings.append(Finding(ERROR, "Flow %s->%s is not run by any driver host: no host serves "
                                     "target %s. Add %s to %s of a host near %s (or leave it empty)"
                                     % (source, target, target, target, _P_TARGETS, target)))
-        if not heartbeats_enabled:
+        if not emits_heartbeats(target, source):   # the target->source herder writes them into source
             continue
         if not serving.get(source):
             findings.append(Finding(WARN, "Flow %s->%s has no heartbeats: they are emitted into %s by the "
@@ -134,14 +143,14 @@ def check_placement(clusters, flows, host_targets, version_tuple, heartbeats_ena
             hosts = serving.get(alias) or []
             if len(hosts) < 2:
                 continue
-            if version_tuple < MULTI_NODE_VERSION:
+            if not versions.supports(version_tuple, versions.MULTI_NODE):
                 findings.append(Finding(ERROR, "Target %s is served by %d driver hosts (%s), but Kafka %s "
                                         "before %s loses task reconfigurations with several drivers per "
                                         "target (KAFKA-9981: new topics and config changes are not "
                                         "replicated). Give each host distinct %s through config groups, "
                                         "keep one driver host, or use Kafka %s+"
                                         % (alias, len(hosts), ", ".join(hosts), _fmt(version_tuple),
-                                           _fmt(MULTI_NODE_VERSION), _P_TARGETS, _fmt(MULTI_NODE_VERSION))))
+                                           _MULTI_NODE_FIRST, _P_TARGETS, _MULTI_NODE_FIRST)))
             elif internal_rest is False:
                 findings.append(Finding(ERROR, "Target %s is served by %d driver hosts (%s) but dedicated-mode "
                                         "internal REST is off: the drivers cannot forward task "
@@ -149,7 +158,7 @@ def check_placement(clusters, flows, host_targets, version_tuple, heartbeats_ena
     return findings
 
 
-def local_findings(host, all_hosts, targets, clusters, flows, version_tuple, heartbeats_enabled=True):
+def local_findings(host, all_hosts, targets, clusters, flows, version_tuple, emits_heartbeats=None):
     """What one driver host can decide alone at start (it sees only its own config group).
 
     targets: this host's configured target.clusters ([] = every cluster). Before 3.5, a host
@@ -158,18 +167,18 @@ def local_findings(host, all_hosts, targets, clusters, flows, version_tuple, hea
     """
     findings = []
     others = [h for h in (all_hosts or []) if h != host]
-    for f in check_placement(clusters, flows, {host: targets}, version_tuple, heartbeats_enabled):
+    for f in check_placement(clusters, flows, {host: targets}, version_tuple, emits_heartbeats):
         # about this host (unknown alias, nothing to run), or about the deployment when this
         # host is the only driver (unserved targets, missing heartbeats)
         if f.host == host or not others:
             findings.append(f)
-    if others and not targets and version_tuple < MULTI_NODE_VERSION:
+    if others and not targets and not versions.supports(version_tuple, versions.MULTI_NODE):
         findings.append(Finding(ERROR, "%s is empty on this host, so it serves every cluster (%s), and "
                                 "%d other driver host(s) exist (%s): Kafka %s before %s loses task "
                                 "reconfigurations with several drivers per target (KAFKA-9981). Give each "
                                 "host its own %s through config groups, keep one driver host, or use "
                                 "Kafka %s+" % (_P_TARGETS, ", ".join(clusters),
                                                len(others), ", ".join(sorted(others)), _fmt(version_tuple),
-                                               _fmt(MULTI_NODE_VERSION), _P_TARGETS,
-                                               _fmt(MULTI_NODE_VERSION)), host))
+                                               _MULTI_NODE_FIRST, _P_TARGETS,
+                                               _MULTI_NODE_FIRST), host))
     return findings

@@ -55,7 +55,7 @@ def _check_settings(topo, collector):
     if not separator or re.search(r"[\s,]", separator) or "->" in separator:
         collector.error(config_type, prop, "'%s' is not a usable separator: use a short non-empty string "
                                            "without spaces or commas, e.g. '.'" % separator)
-    elif separator != "." and version >= "3.1.0":
+    elif separator != "." and versions.supports(version, versions.INTERNAL_TOPICS_USE_SEPARATOR):
         collector.warn(config_type, prop, "a separator other than '.' also renames MM2's internal topics "
                                           "since Kafka 3.1 (KIP-690); keep it unchanged after the first start")
     for name in ("sync.group.offsets.enabled",):
@@ -418,7 +418,7 @@ MAX_TOPIC_NAME = 249  # Kafka's limit (Topic.MAX_NAME_LENGTH)
 def internal_topic_names(topo, flow):
     """The internal topics MM2 derives from the aliases of one flow (names grow with the aliases)."""
     sep = topo.separator
-    internal_sep = sep if topo.version >= "3.1.0" else "."  # KIP-690
+    internal_sep = sep if versions.supports(topo.version, versions.INTERNAL_TOPICS_USE_SEPARATOR) else "."
     return [
         "mm2-offset-syncs%s%s%sinternal" % (internal_sep, flow.target, internal_sep),
         "%s%scheckpoints%sinternal" % (flow.source, internal_sep, internal_sep),

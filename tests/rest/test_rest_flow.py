@@ -1,0 +1,41 @@
+"""`mm2-ambari flow pause|resume|stop --flow A->B` against the fake Ambari: the FLOW_* custom command on every
+driver host with the flow as its parameter; a flow no host serves and a malformed --flow are clear errors."""
+from rest_fake_ambari import C, S
+from rest_helpers import CL, HOSTS, normalize
+
+from mm2_core.config import names
+
+
+def run(cli, fake, *argv):
+    return cli(*argv, "--url", fake.url, "--cluster", "prod")
+
+
+def test_pause_runs_the_flow_command_on_every_driver_host(cli, fake):
+    fake.install_started_service(HOSTS)
+    fake.custom_output[names.CMD_FLOW_PAUSE] = {"structured_out": {"flow": "dc1->dc2", "action": "pause",
+                                                                   "state": "PAUSED", "served": True}}
+    result = run(cli, fake, "flow", "pause", "--flow", "dc1 -> dc2")
+    assert result.code == 0, result
+    assert normalize(fake.mutating_calls()) == [("POST", CL + "/requests", {
+        "RequestInfo": {"context": "MirrorMaker 2 pause dc1->dc2", "command": names.CMD_FLOW_PAUSE,
+                        "parameters": {"flow": "dc1->dc2"}},
+        "Requests/resource_filters": [{"service_name": S, "component_name": C, "hosts": ",".join(HOSTS)}]})]
+    assert '"state": "PAUSED"' in result.out
+
+
+def test_a_flow_no_host_serves_is_an_error_naming_it(cli, fake):
+    fake.install_started_service(HOSTS)
+    fake.custom_output[names.CMD_FLOW_RESUME] = {"structured_out": {"flow": "dc9->dc2", "served": False,
+                                                                    "target_here": "dc2"}}
+    result = run(cli, fake, "flow", "resume", "--flow", "dc9->dc2")
+    assert result.code == 1
+    assert "flow dc9->dc2 runs on no driver host" in result.err and "serves dc2" in result.err
+
+
+def test_malformed_flow_and_action_are_bad_input(cli, fake):
+    fake.install_started_service(HOSTS)
+    result = run(cli, fake, "flow", "stop", "--flow", "dc1")
+    assert result.code == 2 and "--flow must name one flow as SOURCE->TARGET" in result.err
+    assert fake.mutating_calls() == []
+    result = run(cli, fake, "flow", "drop", "--flow", "dc1->dc2")
+    assert result.code == 2 and "invalid choice" in result.err
