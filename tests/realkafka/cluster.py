@@ -453,16 +453,26 @@ class KafkaCluster(_ChildJvm):
             self.tool("kafka-consumer-groups", "--bootstrap-server", self.bootstrap, "--group", group,
                       "--reset-offsets", "--topic", "%s:%d" % (topic, partition), "--to-offset", str(offset), "--execute")
 
-    def group_offsets(self, group):
-        """{(topic, partition): committed offset} of a group on this cluster."""
-        out = self.tool("kafka-consumer-groups", "--bootstrap-server", self.bootstrap, "--describe", "--group", group,
-                        check=False).stdout
-        offsets = {}
-        for line in out.splitlines():
-            cols = line.split()
-            if len(cols) >= 4 and cols[0] == group and cols[2].isdigit() and cols[3].isdigit():
-                offsets[(cols[1], int(cols[2]))] = int(cols[3])
-        return offsets
+    def group_offsets(self, group, timeout=60):
+        """{(topic, partition): committed offset} of a group on this cluster ({} when the group does not exist).
+
+        The describe runs again (bounded by `timeout` s) while the tool fails or prints no offsets table: under load
+        its admin client can time out, or the group coordinator can be loading/moving, and an empty answer then
+        would read as "no committed offsets". RuntimeError with the tool's stderr when it never answers."""
+        deadline = time.monotonic() + timeout
+        while True:
+            result = self.tool("kafka-consumer-groups", "--bootstrap-server", self.bootstrap, "--describe",
+                               "--group", group, check=False)
+            if result.returncode == 0 and "does not exist" in result.stderr + result.stdout:
+                return {}
+            rows = [line.split() for line in result.stdout.splitlines()]
+            if result.returncode == 0 and any(cols[:1] == ["GROUP"] and "CURRENT-OFFSET" in cols for cols in rows):
+                return dict(((cols[1], int(cols[2])), int(cols[3])) for cols in rows
+                            if len(cols) >= 4 and cols[0] == group and cols[2].isdigit() and cols[3].isdigit())
+            if time.monotonic() >= deadline:
+                raise RuntimeError("kafka-consumer-groups --describe --group %s gave no offsets within %ss (exit %s): "
+                                   "%s" % (group, timeout, result.returncode, (result.stderr or result.stdout)[-1500:]))
+            time.sleep(2)
 
 
 @contextlib.contextmanager
