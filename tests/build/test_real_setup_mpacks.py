@@ -183,15 +183,15 @@ def test_bigtop_3_4_0_stack_gets_the_service(line, src, python, tarballs, tmpdir
     beside 3.3.0, and nowhere else."""
     real = RealServer(str(tmpdir), line, src, python, ["BIGTOP/3.3.0", "BIGTOP/3.4.0"])
     before = stack_dirs(real.resources)
-    real.ok("install_mpack", tarballs["1.0.0.0"])
+    real.ok("install_mpack", tarballs["9.0.0.0"])
     installed = _relative(links(real.resources), real.resources)
     assert dict((k, v) for k, v in installed.items() if k.startswith("stacks/")) == dict(
         ("stacks/BIGTOP/%s/services/%s" % (v, SERVICE),
-         "mpacks/kafka-mirrormaker2-mpack-1.0.0.0/stacks/BIGTOP/%s/%s" % (SERVICE, VERSION))
+         "mpacks/kafka-mirrormaker2-mpack-9.0.0.0/stacks/BIGTOP/%s/%s" % (SERVICE, VERSION))
         for v in ("3.3.0", "3.4.0"))
     assert stack_dirs(real.resources) == before
     only = RealServer(str(tmpdir.join("only")), line, src, python, ["BIGTOP/3.4.0"])
-    only.ok("install_mpack", tarballs["1.0.0.0"])
+    only.ok("install_mpack", tarballs["9.0.0.0"])
     assert [k for k in _relative(links(only.resources), only.resources) if k.startswith("stacks/")] == \
         ["stacks/BIGTOP/3.4.0/services/%s" % SERVICE]
 
