@@ -8,7 +8,6 @@ ports on 127.0.0.1 and registers this host under its fully qualified name (socke
 does without a hostname script).
 """
 import os
-import signal
 import socket
 import subprocess
 import time
@@ -109,14 +108,7 @@ custom_actions_dir={cache}/custom_actions
         raise RuntimeError("the agent did not register within %ds:\n%s" % (timeout, self.tail()))
 
     def stop(self, timeout=30):
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(30)
+        srvmod.stop_child(self.proc, timeout)
 
     def tail(self, n=40):
         text = ""

@@ -51,6 +51,18 @@ ADD_OPENS = ["java.base/java.lang", "java.base/java.lang.reflect", "java.base/ja
              "java.base/sun.security.util", "java.management/sun.management", "java.naming/com.sun.jndi.ldap"]
 
 
+
+def stop_child(proc, timeout):
+    """SIGTERM a child we started, SIGKILL it after timeout seconds; nothing when it is gone already."""
+    if proc is None or proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(30)
+
 class Skip(Exception):
     """The real server cannot run here; str() says why."""
 
@@ -359,14 +371,7 @@ class AmbariServer(object):
         raise RuntimeError("the Ambari server did not answer within %ds; tail of its log:\n%s" % (timeout, self.tail()))
 
     def stop(self, timeout=60):
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(30)
+        stop_child(self.proc, timeout)
 
     def tail(self, n=60):
         text = ""
