@@ -16,6 +16,7 @@ from resource_management.core.logger import Logger
 
 from mm2_core.formats.text import text, to_text
 from mm2_core.host import cutover, kafka_tools
+from mm2_core.kafka import versions
 
 RESULT_CHECK = "cutover_check"
 RESULT_GROUPS = "failover_groups"
@@ -68,9 +69,9 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
     home, version = cli.home, cli.version
     errors = []
     facts = {"errors": errors}
-    if tuple(version) < kafka_tools.GET_OFFSETS_VERSION:
-        errors.append("the gate needs kafka-get-offsets.sh (Kafka 3.0+); this installation is Kafka %s"
-                      % ".".join(str(v) for v in version))
+    if not versions.supports(version, versions.GET_OFFSETS_TOOL):
+        errors.append("the gate needs kafka-get-offsets.sh (Kafka %s+); this installation is Kafka %s"
+                      % (versions.feature_first(versions.GET_OFFSETS_TOOL), ".".join(str(v) for v in version)))
         return facts
     flt = mm2_commands.topic_filter(topo, flow)
     # A cluster that is down makes every tool wait for its own timeouts: the first read of each cluster (its end

@@ -196,3 +196,20 @@ def test_export_translated_offsets(site, clusters, guard, version):
 
     run = ok(driver.run(names.CMD_EXPORT_OFFSETS, command_params={"groups": "billing"}))
     assert list(run.structured_out["translated_offsets"][0]["groups"]) == ["billing"]
+
+
+def test_cutover_check_before_kafka_3_refuses_by_version(site, clusters, guard):
+    """CUTOVER_CHECK under the agent before Kafka 3.0 (no kafka-get-offsets.sh): the flow is not READY and the
+    reason names the version. (A stale version constant once crashed this command with an AttributeError on every
+    version; the full gate runs on real Kafka in tests/dr.)"""
+    a, b = clusters
+    site.kafka_home = fakekafka.make_kafka_home(os.path.join(site.root, "k2.8.2"), "2.8.2", site.state)
+    a.create_topic("orders")
+    driver = Driver(site)
+    ok(driver.run("START"))
+    run = driver.run(names.CMD_CUTOVER_CHECK, command_params={"flow": "A->B"}, timeout=160)
+    assert "AttributeError" not in run.output, run.output[-2000:]
+    (report,) = run.structured_out["cutover_check"]
+    assert report["flow"] == "A->B"
+    assert failed(run) and report["verdict"] != "READY"
+    assert "the gate needs kafka-get-offsets.sh (Kafka 3.0.0+); this installation is Kafka 2.8.2" in run.output
