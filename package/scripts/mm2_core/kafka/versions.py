@@ -121,6 +121,7 @@ CONNECT_MODE = "connect-mode"
 CONNECT_RESTART_TASKS = "connect-restart-tasks"
 CONNECT_STOP = "connect-stop"
 CONNECT_OFFSETS = "connect-offsets"
+CONNECT_REST_TLS_AUTH = "connect-rest-tls-auth"
 PRODUCER_BOOTSTRAP_SERVER = "producer-bootstrap-server"
 MM2_FORMATTERS = "mm2-formatters"
 GET_OFFSETS_TOOL = "get-offsets-tool"
@@ -159,6 +160,8 @@ FEATURES = {
                                            "(KIP-745)"),
     CONNECT_STOP: ("3.5.0", None, "PUT /connectors/<name>/stop, the STOPPED state (KIP-875)"),
     CONNECT_OFFSETS: ("3.6.0", None, "GET/PATCH/DELETE /connectors/<name>/offsets (KIP-875)"),
+    CONNECT_REST_TLS_AUTH: ("2.0.0", None, "an HTTPS REST listener (listeners.https.ssl.*, KIP-208, 1.1) with Basic "
+                                           "auth by BasicAuthSecurityRestExtension (rest.extension.classes, KIP-285)"),
     PRODUCER_BOOTSTRAP_SERVER: ("2.5.0", None, "kafka-console-producer.sh --bootstrap-server (KIP-499)"),
     MM2_FORMATTERS: ("2.7.0", None, "org.apache.kafka.connect.mirror.formatters.* for the console consumer"),
     GET_OFFSETS_TOOL: ("3.0.0", None, "bin/kafka-get-offsets.sh with --command-config (KIP-635)"),
