@@ -137,3 +137,16 @@ def test_the_client_is_never_open():
         connect_rest.ConnectRest("https://mm2-1.example.org:8093", "3.9.0")
     client = connect_rest.ConnectRest("http://127.0.0.1:8093", "3.9.0")
     assert "secret" not in repr(client)
+
+
+def test_the_advisors_view_of_connect_settings():
+    rendering, error = render_example(AGG, "3.9.0")
+    assert error is None
+    topo = rendering.topology
+    dedicated = {names.LIVE: {"flow.settings": "emea->central.topics = x"}}
+    assert [p.name for p in live.config_problems(dedicated, topo)] == [live.PROPERTY]
+    connect = {names.ENV: {"mm2_run_mode": "connect", "mm2_connect_rest_tls_enabled": "true"},
+               names.LIVE: {"flow.settings": "emea->central.topics = x"}}
+    found = [str(p) for p in live.config_problems(connect, topo)]
+    assert found and all(p.startswith("kafka-mm2-env/mm2_connect_rest_") for p in found), found
+    assert live.config_problems({names.ENV: {"mm2_run_mode": "connect"}}, topo) == []

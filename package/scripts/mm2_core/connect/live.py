@@ -133,3 +133,19 @@ def dedicated_problem(run_mode, text_value):
     return _problem("live flow settings apply only in connect mode (kafka-mm2-env/mm2_run_mode=connect): a "
                     "dedicated driver reads its flows once at start, and Ambari does not flag the restart a change "
                     "of this type would need; move the lines into kafka-mm2-replication or the topology, or empty it")
+
+
+def config_problems(configurations, topology):
+    """[Problem] of connect mode's own settings in a {type: {name: value}} map, for the advisor (the agent checks
+    the same at CONFIGURE): live flow settings (refused in dedicated mode) and the REST listener's protection."""
+    from mm2_core.connect.rest_security import RestSecurity
+    configurations = configurations or {}
+    env = configurations.get(names.ENV) or {}
+    run_mode = str(env.get("mm2_run_mode") or "dedicated").strip()
+    text_value = (configurations.get(names.LIVE) or {}).get(PROPERTY) or ""
+    refused = dedicated_problem(run_mode, text_value)
+    if refused:
+        return [refused]
+    if run_mode != "connect":
+        return []
+    return parse(text_value, topology)[1] + RestSecurity.from_env(env).problems(topology.version)
