@@ -82,7 +82,7 @@ class ConnectRest(object):
             status, payload = response.getcode(), response.read()
         except HTTPError as e:
             status, payload = e.code, e.read()
-        except (URLError, IOError, OSError) as e:
+        except (URLError, IOError, OSError, ssl.CertificateError) as e:   # CertificateError: a wrong host name
             raise ConnectError("Kafka Connect at %s did not answer %s %s: %s" % (self.url, method, url, e))
         text = payload.decode("utf-8", "replace") if payload else ""
         try:
