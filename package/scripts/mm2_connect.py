@@ -74,6 +74,10 @@ def add_files(params, rendering):
     """Connect mode's files join the rendering (written atomically with the others, listed in the manifest so a
     switch back to dedicated mode removes them)."""
     connect_plan = plan(params, rendering)
+    missing = security(params).installation_problem(params.kafka_home)
+    if missing:
+        from mm2_core.config.problems import ConfigError
+        raise ConfigError([missing])
     header = ("Kafka Connect worker of MirrorMaker 2 (connect mode) rendered by Ambari for Kafka %s, target %s.\n"
               "Do not edit: Ambari rewrites it." % (rendering.version, connect_plan.target))
     mode = render.SECRET_MODE if connect_plan.worker_has_secret else render.PLAIN_MODE

@@ -1,6 +1,8 @@
 """Connect mode's live flow settings (kafka-mm2-live, a type Ambari never flags Restart Required for) and the
 REST listener's protection (loopback, or HTTPS + Basic auth): what reaches the connectors and the worker, and
 every bad input named with its fix."""
+import os
+
 import pytest
 
 from examples_support import render_example
@@ -150,3 +152,12 @@ def test_the_advisors_view_of_connect_settings():
     found = [str(p) for p in live.config_problems(connect, topo)]
     assert found and all(p.startswith("kafka-mm2-env/mm2_connect_rest_") for p in found), found
     assert live.config_problems({names.ENV: {"mm2_run_mode": "connect"}}, topo) == []
+
+
+def test_https_needs_connects_basic_auth_extension_in_the_installation(tmp_path):
+    home = str(tmp_path)
+    os.makedirs(os.path.join(home, "libs"))
+    problem = TLS.installation_problem(home)
+    assert "kafka-mm2-env/mm2_connect_rest_tls_enabled" in str(problem) and "connect-basic-auth-extension" in str(problem)
+    open(os.path.join(home, "libs", "connect-basic-auth-extension-3.9.0.jar"), "w").close()
+    assert TLS.installation_problem(home) is None and RestSecurity().installation_problem("/nowhere") is None

@@ -78,7 +78,13 @@ def plain_http_answers(port):
 
 def test_tls_rest_with_basic_auth_and_a_live_topic_change(mpack, kafka_pool, drivers, tmp_path):
     require_line(LINE)
+    import glob
     from realkafka import security
+    from mm2_core.connect import rest_security
+    if not glob.glob(os.path.join(rk.kafka_home(), "libs", rest_security.EXTENSION_JAR_GLOB)):
+        pytest.skip("the test Kafka (%s) lacks libs/%s, which every release tarball ships: a distribution assembled "
+                    "before tests/realkafka/dists.py listed it; remove it from the cache to rebuild, or set "
+                    "MM2_TEST_KAFKA_HOME to a complete distribution" % (rk.kafka_home(), rest_security.EXTENSION_JAR_GLOB))
     clusters = kafka_pool("a", "b")
     a, b = clusters["a"], clusters["b"]
     run_id = uuid.uuid4().hex[:6]

@@ -27,7 +27,7 @@ def _save(ambari, cluster, config_type, properties):
     tag = "t%s" % uuid.uuid4().hex[:10]
     status, body = ambari.request("PUT", "/api/v1/clusters/%s" % cluster, {"Clusters": {"desired_config": [
         {"type": config_type, "tag": tag, "properties": properties}]}})
-    assert status in (200, 202), (config_type, status, body)
+    assert status in (200, 202), (config_type, status, body, ambari.tail(80))
     return tag
 
 
@@ -65,6 +65,11 @@ def _wait_flags(ambari, cluster, host, expected, timeout=30):
 
 def test_live_settings_never_flag_restart_but_other_types_do(cluster_with_host):
     ambari, cluster, host = cluster_with_host
+    status, body = ambari.get("/api/v1/clusters/%s?fields=Clusters/desired_configs" % cluster)
+    assert status == 200, (status, body)
+    if "cluster-env" not in body["Clusters"].get("desired_configs", {}):   # what the wizard saves first
+        _save(ambari, cluster, "cluster-env", {"security_enabled": "false", "user_group": "hadoop",
+                                               "stack_name": "BIGTOP", "recovery_enabled": "false"})
     for config_type, properties in CONFIGS.items():
         _save(ambari, cluster, config_type, properties)
     _fresh_driver(ambari, cluster, host)

@@ -21,6 +21,7 @@ JAAS_FILE = "mm2-connect-rest-jaas.conf"            # the KafkaConnect login con
 EXTENSION_CLASS = "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension"
 LOGIN_MODULE = "org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule"
 JAAS_OPTION = "-Djava.security.auth.login.config="
+EXTENSION_JAR_GLOB = "connect-basic-auth-extension-*.jar"   # libs/ of every Kafka release tarball since 2.0
 
 ENABLED = "mm2_connect_rest_tls_enabled"
 KEYSTORE = "mm2_connect_rest_keystore_location"
@@ -87,6 +88,16 @@ class RestSecurity(object):
             found.append(Problem(names.ENV, KEYSTORE_TYPE, "'%s' is not a keystore type: use JKS or PKCS12"
                                  % self.keystore_type))
         return found
+
+    def installation_problem(self, kafka_home):
+        """A Problem when HTTPS + Basic auth is on and the Kafka installation lacks Connect's Basic auth extension."""
+        import glob
+        import os
+        if not self.tls or glob.glob(os.path.join(kafka_home or "", "libs", EXTENSION_JAR_GLOB)):
+            return None
+        return Problem(names.ENV, ENABLED, "the Kafka installation %s has no libs/%s (Connect's Basic auth extension, "
+                                           "part of every Kafka release since 2.0): install a complete Kafka "
+                                           "distribution, or turn %s off" % (kafka_home, EXTENSION_JAR_GLOB, ENABLED))
 
     def worker_entries(self, hostname, port):
         """The worker keys of the listener ([(key, value)]); secrets included, so the worker file is 0600."""
