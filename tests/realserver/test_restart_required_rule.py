@@ -27,8 +27,28 @@ def _save(ambari, cluster, config_type, properties):
     tag = "t%s" % uuid.uuid4().hex[:10]
     status, body = ambari.request("PUT", "/api/v1/clusters/%s" % cluster, {"Clusters": {"desired_config": [
         {"type": config_type, "tag": tag, "properties": properties}]}})
-    assert status in (200, 202), (config_type, status, body, ambari.tail(80))
+    assert status in (200, 202), (config_type, status, body, _server_trace(ambari, body))
     return tag
+
+
+def _server_trace(ambari, body):
+    """The server's log lines around the exception a 500 refers to (its id), from every file of its workdir."""
+    import os
+    import re
+    found = re.search(r"exception by ([0-9a-f-]{36})", str(body))
+    out = []
+    for root, _, files in os.walk(ambari.workdir):
+        for name in files:
+            path = os.path.join(root, name)
+            try:
+                with open(path, errors="replace") as fh:
+                    lines = fh.readlines()
+            except (IOError, OSError, UnicodeError):
+                continue
+            for i, line in enumerate(lines):
+                if found and found.group(1) in line:
+                    out.append("==> %s\n%s" % (path, "".join(lines[i:i + 40])))
+    return "\n".join(out) or ambari.tail(80)
 
 
 def _flags(ambari, cluster, host):
