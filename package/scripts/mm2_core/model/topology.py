@@ -37,10 +37,11 @@ CONNECTION_FIELDS = ("bootstrap.servers", "security.protocol", "sasl.mechanism",
 CLIENT_SECTIONS = ("producer", "consumer", "admin")
 CLUSTER_YAML_FIELDS = CONNECTION_FIELDS + CLIENT_SECTIONS + ("config",)
 
-# Replication settings that may differ per flow (rendered as <src>-><tgt>.<key> when they do).
+# Replication settings that may differ per flow (rendered as <src>-><tgt>.<key> when they do), in the
+# order the top-level keys are written.
 FLOW_SETTINGS = ("topics", "topics.exclude", "groups", "groups.exclude", "sync.group.offsets.enabled",
-                 "sync.group.offsets.interval.seconds", "emit.checkpoints.interval.seconds",
-                 "emit.heartbeats.interval.seconds", "refresh.topics.interval.seconds",
+                 "sync.group.offsets.interval.seconds", "emit.heartbeats.interval.seconds",
+                 "emit.checkpoints.interval.seconds", "refresh.topics.interval.seconds",
                  "refresh.groups.interval.seconds", "sync.topic.configs.enabled", "sync.topic.acls.enabled",
                  "offset-syncs.topic.location", "replication.factor", "tasks.max")
 FLOW_YAML_FIELDS = ("source", "target", "enabled", "config") + FLOW_SETTINGS
