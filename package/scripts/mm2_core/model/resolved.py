@@ -18,7 +18,7 @@ top level), the cluster-level settings of each cluster (``cluster_entries``), th
 heartbeats, KAFKA-10710). The renderer writes these answers as they are; the advisor's placement checks,
 the agent and the alerts read them too; none of them ranks the places again.
 """
-from mm2_core.config import names
+from mm2_core.config import names, schema
 from mm2_core.config.config_values import parse_bool, parse_int, text
 from mm2_core.kafka import replication_policy, versions
 from mm2_core.model.topology import BOOLEAN_SETTINGS, FLOW_SETTINGS, INT_SETTINGS
@@ -37,13 +37,6 @@ FLAG_DEFAULTS = {EMIT_HEARTBEATS: (True, None), HEARTBEATS_REPLICATION: (True, v
                  EMIT_CHECKPOINTS: (True, None), SYNC_GROUP_OFFSETS: (False, versions.OFFSET_SYNC),
                  EMIT_OFFSET_SYNCS: (True, versions.EMIT_OFFSET_SYNCS)}
 
-# kafka-mm2-replication settings only some versions read (the others never see the key).
-_SETTING_GATES = {"sync.group.offsets.enabled": versions.OFFSET_SYNC,
-                  "sync.group.offsets.interval.seconds": versions.OFFSET_SYNC,
-                  "offset-syncs.topic.location": versions.OFFSET_SYNCS_LOCATION}
-_INTERNAL_RF_KEYS = ("heartbeats.topic.replication.factor", "checkpoints.topic.replication.factor",
-                     "offset-syncs.topic.replication.factor", "offset.storage.replication.factor",
-                     "config.storage.replication.factor", "status.storage.replication.factor")
 # Where the clients of one flow take the cluster-level <alias>.<kind>.* overrides from, before Kafka 2.8.
 _LEGACY_CLIENT_PLAN = (("source", "consumer", "consumer."), ("source", "producer", "producer."),
                        ("source", "admin", "source.admin."), ("target", "admin", "target.admin."))
@@ -65,11 +58,10 @@ def _given(value):
 
 
 def setting_key(version, name):
-    """The key a kafka-mm2-replication setting has in this Kafka version, or None when it reads none."""
-    gate = _SETTING_GATES.get(name)
-    if gate is not None and not versions.supports(version, gate):
-        return None
-    return versions.renamed_key(version, name)
+    """The key a kafka-mm2-replication setting has in this Kafka version (schema.Property's kafka_key under
+    the version's name), or None when the version does not read it (the property's gate)."""
+    prop = schema.REPLICATION[name]
+    return versions.renamed_key(version, prop.kafka_key) if prop.read_by(version) else None
 
 
 def kafka_value(name, value):
@@ -198,9 +190,9 @@ class Resolved(object):
     def __init__(self, topo):
         self.topology = topo
         self.version = version = topo.version
-        self.exactly_once = topo.exactly_once and versions.supports(version, versions.EXACTLY_ONCE)
+        self.exactly_once = topo.exactly_once and schema.REPLICATION["exactly.once.enabled"].read_by(version)
         self.secrets_provider = topo.secrets_provider
-        self.internal_rest = versions.supports(version, versions.INTERNAL_REST)
+        self.internal_rest = schema.DRIVER["internal.rest.port"].read_by(version)
         self.settings = self._top_entries(topo)
         top_values = dict((entry.key, entry.value) for entry in self.settings)
         self.flows = [FlowSettings(topo, flow, top_values) for flow in topo.enabled_flows]
@@ -221,7 +213,7 @@ class Resolved(object):
                 entries.append(Entry(key, setting_value(topo, name, topo.settings.get(name)),
                                      origins.get(name, (R, name))))
         internal_rf = topo.settings.get("internal.topics.replication.factor")
-        for key in _INTERNAL_RF_KEYS:
+        for key in schema.REPLICATION["internal.topics.replication.factor"].kafka_keys:
             entries.append(Entry(key, internal_rf, origins.get("internal.topics.replication.factor")))
         return entries
 
