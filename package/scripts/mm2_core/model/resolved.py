@@ -81,18 +81,38 @@ def setting_value(topo, name, value):
     return kafka_value(name, value)
 
 
+def _flow_setting_names():
+    """{Kafka key (every name it had): the flow-scoped kafka-mm2-replication setting that sets it}."""
+    found = {}
+    for prop in schema.REPLICATION.properties:
+        if prop.scope == schema.FLOW:
+            rename = versions.rename_of(prop.kafka_key)
+            for key in (rename.new, rename.old) if rename is not None else (prop.kafka_key,):
+                found[key] = prop.name
+    return found
+
+
+_SETTING_OF_KEY = _flow_setting_names()
+
+
 def pair_value(topo, source, target, key, flow=None):
     """The value MM2 uses for ``key`` of the pair source->target (None: MM2's default), by the one
-    precedence of this module."""
-    name = "%s->%s" % (source, target)
-    candidates = [topo.custom.get("%s.%s" % (name, key))]
-    if flow is not None:
-        candidates += [flow.overrides.get(key), flow.settings.get(key)]
-    candidates += [topo.custom.get(key), topo.settings.get(key)]
-    for value in candidates:
-        if _given(value):
-            return value
-    return None
+    precedence of this module: what the user wrote for the pair (custom ``A->B.K``, the flow's YAML
+    ``config:``), the flow's own setting, custom ``K``, the global setting (both in Kafka's form)."""
+    pair_key = "%s->%s.%s" % (source, target, key)
+    if pair_key in topo.custom:      # written as it is, even empty (an empty list is a value)
+        return topo.custom[pair_key]
+    if flow is not None and key in flow.overrides:
+        return flow.overrides[key]
+    name = _SETTING_OF_KEY.get(key)
+    if flow is not None and name in flow.settings:
+        return setting_value(topo, name, flow.settings[name])
+    if key in topo.custom:
+        return topo.custom[key]
+    if name is not None:
+        return setting_value(topo, name, topo.settings.get(name))
+    value = topo.settings.get(key)
+    return value if _given(value) else None
 
 
 def pair_flag(topo, source, target, key, flow=None):
@@ -107,7 +127,7 @@ def pair_flag(topo, source, target, key, flow=None):
 class FlowSettings(object):
     """One enabled flow's effective settings."""
 
-    def __init__(self, topo, flow, top_values):
+    def __init__(self, topo, flow):
         self.flow = flow
         self.source = flow.source
         self.target = flow.target
@@ -126,19 +146,20 @@ class FlowSettings(object):
         self.checkpoints = flags[EMIT_CHECKPOINTS]
         self.sync_group_offsets = flags[SYNC_GROUP_OFFSETS]
         self.offset_syncs = flags[EMIT_OFFSET_SYNCS]
-        # the replication settings: {Kafka key: value} for this flow, and the <src>-><tgt>.K entries
-        # where the flow's value differs (MM2 reads the top-level one otherwise)
-        self.values = dict(top_values)
+        # the replication settings this version reads: {Kafka key: the value MM2 uses for this flow}
+        self.values = {}
+        for name in FLOW_SETTINGS:
+            key = setting_key(topo.version, name)
+            if key is not None:
+                self.values[key] = pair_value(topo, flow.source, flow.target, key, flow)
+        # the flow's own settings, written as <src>-><tgt>.K where they differ from the global value as
+        # declared (before Ranger's rule); MM2 reads the top-level K otherwise
         self.entries = []
-        prefix = flow.name + "."
         for name, value in flow.settings.items():
             key = setting_key(topo.version, name)
-            if key is None:
-                continue
-            self.values[key] = setting_value(topo, name, value)
-            # written where it differs from the global value as declared (before Ranger's rule)
-            if self.values[key] != kafka_value(name, topo.settings.get(name)):
-                self.entries.append(Entry(prefix + key, self.values[key],
+            value = setting_value(topo, name, value)
+            if key is not None and value != kafka_value(name, topo.settings.get(name)):
+                self.entries.append(Entry("%s.%s" % (flow.name, key), value,
                                           (flow.origin[0], "%s.%s" % (flow.origin[1], name))))
         self.client_entries = [] if versions.supports(topo.version, versions.CLUSTER_CLIENT_OVERRIDES) \
             else _legacy_client_entries(topo, flow)
@@ -194,8 +215,7 @@ class Resolved(object):
         self.secrets_provider = topo.secrets_provider
         self.internal_rest = schema.DRIVER["internal.rest.port"].read_by(version)
         self.settings = self._top_entries(topo)
-        top_values = dict((entry.key, entry.value) for entry in self.settings)
-        self.flows = [FlowSettings(topo, flow, top_values) for flow in topo.enabled_flows]
+        self.flows = [FlowSettings(topo, flow) for flow in topo.enabled_flows]
         self.by_name = dict((f.name, f) for f in self.flows)
         self.driver_targets = list(topo.driver_targets)
 
