@@ -115,6 +115,13 @@ def pair_value(topo, source, target, key, flow=None):
     return value if _given(value) else None
 
 
+def flow_value(topo, flow, name):
+    """The value MM2 uses for ``flow`` of the kafka-mm2-replication setting ``name`` (None: this Kafka
+    version does not read it)."""
+    key = setting_key(topo.version, name)
+    return None if key is None else pair_value(topo, flow.source, flow.target, key, flow)
+
+
 def pair_flag(topo, source, target, key, flow=None):
     """A boolean flag of the pair as this Kafka version reads it."""
     default, gate = FLAG_DEFAULTS[key]
@@ -129,6 +136,7 @@ class FlowSettings(object):
 
     def __init__(self, topo, flow):
         self.flow = flow
+        self.version = topo.version
         self.source = flow.source
         self.target = flow.target
         self.name = flow.name
@@ -147,11 +155,8 @@ class FlowSettings(object):
         self.sync_group_offsets = flags[SYNC_GROUP_OFFSETS]
         self.offset_syncs = flags[EMIT_OFFSET_SYNCS]
         # the replication settings this version reads: {Kafka key: the value MM2 uses for this flow}
-        self.values = {}
-        for name in FLOW_SETTINGS:
-            key = setting_key(topo.version, name)
-            if key is not None:
-                self.values[key] = pair_value(topo, flow.source, flow.target, key, flow)
+        self.values = dict((setting_key(topo.version, name), flow_value(topo, flow, name))
+                           for name in FLOW_SETTINGS if setting_key(topo.version, name) is not None)
         # the flow's own settings, written as <src>-><tgt>.K where they differ from the global value as
         # declared (before Ranger's rule); MM2 reads the top-level K otherwise
         self.entries = []
@@ -163,6 +168,11 @@ class FlowSettings(object):
                                           (flow.origin[0], "%s.%s" % (flow.origin[1], name))))
         self.client_entries = [] if versions.supports(topo.version, versions.CLUSTER_CLIENT_OVERRIDES) \
             else _legacy_client_entries(topo, flow)
+
+    def setting(self, name):
+        """The value MM2 uses for this flow of the kafka-mm2-replication setting ``name`` (None: this
+        Kafka version does not read it)."""
+        return self.values.get(setting_key(self.version, name))
 
     @property
     def identity(self):

@@ -185,11 +185,6 @@ class Topology(object):
                 return flow
         return None
 
-    def flow_setting(self, flow, name):
-        if name in flow.settings:
-            return flow.settings[name]
-        return self.settings.get(name)
-
     def mirrored_topic(self, flow, topic):
         """Name of source topic ``topic`` on the target of ``flow`` under the replication policy."""
         source = flow.source if isinstance(flow, Flow) else flow[0]
