@@ -9,6 +9,9 @@ exactly what was meant.
 File modes: a file holding a secret (password, JAAS config, PEM key) is 0600; a file without
 one is 0640 (owner mm2, group hadoop, readable by the alert scripts).
 
+Every setting of a flow, of a cluster and of the top level comes from the resolved model
+(mm2_core.model.resolved: one precedence, the keys as the version names them, the version's gates); this
+module adds each cluster's connection and JAAS line, the custom keys and the secrets file, and writes.
 What version-aware rendering does (see docs/design.md and the README's configuration section):
 - include/exclude: ``*.blacklist`` before 2.7, ``*.exclude`` from 2.7 (4.x has no blacklist keys);
 - per-cluster client overrides before 2.8 are also written per flow (``A->B.consumer.*``,
