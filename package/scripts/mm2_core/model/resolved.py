@@ -31,11 +31,10 @@ EMIT_OFFSET_SYNCS = "emit.offset-syncs.enabled"
 POLICY_CLASS = "replication.policy.class"
 SEPARATOR = "replication.policy.separator"
 
-# MM2's defaults of the flags (MirrorConnectorConfig and its subclasses), and the feature gate of the
-# versions that read each one (older versions ignore the key, so its default holds).
-FLAG_DEFAULTS = {EMIT_HEARTBEATS: (True, None), HEARTBEATS_REPLICATION: (True, versions.HEARTBEATS_REPLICATION),
-                 EMIT_CHECKPOINTS: (True, None), SYNC_GROUP_OFFSETS: (False, versions.OFFSET_SYNC),
-                 EMIT_OFFSET_SYNCS: (True, versions.EMIT_OFFSET_SYNCS)}
+# MM2's defaults of the flags (MirrorConnectorConfig and its subclasses). A version whose key table does
+# not define a flag ignores the key, so its default holds there.
+FLAG_DEFAULTS = {EMIT_HEARTBEATS: True, HEARTBEATS_REPLICATION: True, EMIT_CHECKPOINTS: True,
+                 SYNC_GROUP_OFFSETS: False, EMIT_OFFSET_SYNCS: True}
 
 # Where the clients of one flow take the cluster-level <alias>.<kind>.* overrides from, before Kafka 2.8.
 _LEGACY_CLIENT_PLAN = (("source", "consumer", "consumer."), ("source", "producer", "producer."),
@@ -124,8 +123,8 @@ def flow_value(topo, flow, name):
 
 def pair_flag(topo, source, target, key, flow=None):
     """A boolean flag of the pair as this Kafka version reads it."""
-    default, gate = FLAG_DEFAULTS[key]
-    if gate is not None and not versions.supports(topo.version, gate):
+    default = FLAG_DEFAULTS[key]
+    if not versions.key_defined(topo.version, key):
         return default
     value = parse_bool(pair_value(topo, source, target, key, flow))
     return default if value is None else value
