@@ -56,11 +56,23 @@ def _given(value):
     return value is not None and value != ""
 
 
+def setting_keys(version):
+    """{kafka-mm2-replication setting: the key it has in this Kafka version (schema.Property's kafka_key under
+    the version's name), or None when the version does not read it (the property's gate)}."""
+    found = _SETTING_KEYS.get(str(version))
+    if found is None:
+        found = _SETTING_KEYS[str(version)] = dict(
+            (p.name, versions.renamed_key(version, p.kafka_key) if p.read_by(version) else None)
+            for p in schema.REPLICATION.properties if p.kafka_key is not None)
+    return found
+
+
+_SETTING_KEYS = {}   # version -> setting_keys(version): a handful of versions per process
+
+
 def setting_key(version, name):
-    """The key a kafka-mm2-replication setting has in this Kafka version (schema.Property's kafka_key under
-    the version's name), or None when the version does not read it (the property's gate)."""
-    prop = schema.REPLICATION[name]
-    return versions.renamed_key(version, prop.kafka_key) if prop.read_by(version) else None
+    """The key of one kafka-mm2-replication setting in this Kafka version (None: the version does not read it)."""
+    return setting_keys(version)[name]
 
 
 def kafka_value(name, value):
@@ -154,13 +166,14 @@ class FlowSettings(object):
         self.sync_group_offsets = flags[SYNC_GROUP_OFFSETS]
         self.offset_syncs = flags[EMIT_OFFSET_SYNCS]
         # the replication settings this version reads: {Kafka key: the value MM2 uses for this flow}
-        self.values = dict((setting_key(topo.version, name), flow_value(topo, flow, name))
-                           for name in FLOW_SETTINGS if setting_key(topo.version, name) is not None)
+        keys = setting_keys(topo.version)
+        self.values = dict((keys[name], pair_value(topo, flow.source, flow.target, keys[name], flow))
+                           for name in FLOW_SETTINGS if keys[name] is not None)
         # the flow's own settings, written as <src>-><tgt>.K where they differ from the global value as
         # declared (before Ranger's rule); MM2 reads the top-level K otherwise
         self.entries = []
         for name, value in flow.settings.items():
-            key = setting_key(topo.version, name)
+            key = keys[name]
             value = setting_value(topo, name, value)
             if key is not None and value != kafka_value(name, topo.settings.get(name)):
                 self.entries.append(Entry("%s.%s" % (flow.name, key), value,
