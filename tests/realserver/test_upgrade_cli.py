@@ -167,7 +167,11 @@ def _previous_release_cluster(srv, host):
     _ok(srv, "POST", c, {"Clusters": {"version": "-".join(STACK)}})
     _ok(srv, "POST", c + "/services", [{"ServiceInfo": {
         "service_name": S, "desired_repository_version_id": srv.repository_version(*STACK)}}])
-    configs = _stack_defaults(srv)
+    status, body = srv.get("/api/v1/stacks/%s/versions/%s/services/%s?fields=StackServices/config_types" % (STACK + (S,)))
+    assert status == 200, body
+    configs = dict((t, {}) for t in body["StackServices"]["config_types"])  # every type, as the wizard saves
+    for config_type, properties in _stack_defaults(srv).items():
+        configs[config_type].update(properties)
     configs[REPL]["tasks.max"] = "12"  # the operator's
     # the wizard's order (ambari-web installer step 8): configurations, then components, hosts, host components
     _ok(srv, "PUT", c, [{"Clusters": {"desired_config": [
@@ -280,6 +284,7 @@ def test_dry_run_shows_the_diff_and_the_server_is_unchanged(upgrade_runs):
 
 def test_upgrade_adds_new_properties_with_the_stack_defaults(upgrade_runs):
     run = upgrade_runs["run"]
+    print("\n" + run.stdout)  # what the operator reads (-s shows it)
     assert run.returncode == 0, run.stdout + run.stderr
     after, stack, wizard = upgrade_runs["after"], upgrade_runs["stack"], upgrade_runs["wizard"]
     assert after["env"]["mpack_version"] == mpack_helpers.current_version()
