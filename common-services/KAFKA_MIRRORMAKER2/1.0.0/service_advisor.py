@@ -203,6 +203,7 @@ class KAFKA_MIRRORMAKER2100ServiceAdvisor(service_advisor.ServiceAdvisor):
         if not any(p.level == problems.ERROR for p in found):
             found += advice.listener_problems(parse.build_topology(current, version, local_kafka=local), local)
         items = [(p.config_type, p.name, p.level, p.message) for p in found]
+        items.extend(advice.catchup_problems(current, version, local))
         if not any(level == problems.ERROR for _, _, level, _ in items):
             items.extend(self._placement_problems(services, current, version, local))
         return self._to_items(items, version, origin)
