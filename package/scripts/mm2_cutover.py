@@ -282,12 +282,34 @@ def failover_groups(script, params):
                                   for line in rows.splitlines())
             Logger.info("Group %s on %s now starts at MM2's translated offsets: %s" % (
                 group, target, ", ".join("%s=%d" % kv for kv in sorted(applied[group].items()))))
+        ends = _flow_target_ends(cli, topo, flow)
     script.put_structured_out({RESULT_GROUPS: {"flow": flow.name, "target": flow.target, "applied": applied,
-                                               "refused": refused}})
+                                               "refused": refused, "target_ends": ends}})
     if refused:
         raise Fail("FAILOVER_GROUPS %s: %d group(s) refused:\n%s" % (flow.name, len(refused),
                                                                     "\n".join(refused[g] for g in sorted(refused))))
     return applied
+
+
+def _flow_target_ends(cli, topo, flow):
+    """{"topic-p": end offset} of the flow's topics on its target, now (a failback under the identity policy starts
+    the reverse flow there: what follows was written on the target); {} when they cannot be read."""
+    import mm2_commands
+    from mm2_core.kafka import replication_policy
+    res = cli.run(cutover.get_offsets_command(cli.home, cli.bootstrap(flow.target), cli.config(flow.target), -1),
+                  timeout=PROBE_SECONDS)
+    if not res.ok:
+        Logger.warning("End offsets of %s not read: %s" % (flow.target, res.problem(2)))
+        return {}
+    flt = mm2_commands.topic_filter(topo, flow)
+    ends = {}
+    for (topic, partition), offset in cutover.parse_offsets(res.out).items():
+        if kafka_tools.is_internal_topic(topic) or topic.endswith("heartbeats"):
+            continue
+        upstream = replication_policy.upstream_topic(flow.source, topic, topo.policy, topo.separator)
+        if (topo.policy == replication_policy.IDENTITY or upstream != topic) and flt.matches(upstream):
+            ends["%s-%d" % (topic, partition)] = offset
+    return ends
 
 
 # ---------------------------------------------------------------- DRILL

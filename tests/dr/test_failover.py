@@ -57,6 +57,17 @@ class DriverBackend(object):
     def stop_mm2(self):
         assert self.d.run("STOP").exit_code == 0
 
+    def set_flows(self, flows, why):
+        """What AmbariBackend does through a new config version and a restart, on this driver's configurations."""
+        for config_type, props in dr.direction_changes(self.d.configurations, flows).items():
+            self.d.configurations[config_type] = props
+        step("set flows %s (%s)" % (" and ".join(flows), why))
+        for command in ("STOP", "START"):
+            assert self.d.run(command).exit_code == 0, command
+
+    def policy(self):
+        return dr.replication_policy(self.d.configurations)
+
 
 class Producer(threading.Thread):
     """One console producer (one JVM) fed keyed records `<prefix>-<i>` at a steady rate until stopped; what it was
@@ -240,8 +251,8 @@ def test_failover_with_a_real_consumer_group(line, policy, mpack, own_clusters, 
 
     # -- A comes back; the same failover command resumes at the deferred verification
     a.start()
+    spark = _spark_replication() if opts["verify"] else None
     if opts["verify"]:
-        spark = _spark_replication()
         if spark is None:
             step("verification not run: no pyspark or ../shared/spark-kafka")
         else:
@@ -249,6 +260,74 @@ def test_failover_with_a_real_consumer_group(line, policy, mpack, own_clusters, 
             assert dr.Failover(backend, "A->B", opts, state, print).run() == 0
             data = state.load()
             assert data["steps"]["verify"]["status"] == "done" and data["verify"]["offsets_skipped"] == 0, data
+    T_FAILBACK[0] = time.time()
+
+    # -- failback: the reverse flow copies what was written on B, the group moves back to A and resumes there
+    fb_state = dr.StateFile(str(tmp_path / "failback-state.json"), "failback")
+    fb_opts = {"groups": [group], "policy": backend.policy(), "restore": "original", "gate_timeout": 900,
+               "gate_interval": 10, "thresholds": {}, "verify": spark is not None, "stop_flow": False,
+               "boundary": dr.boundary_from(state.path, "A->B") if policy == "identity" else None}
+    assert fb_opts["policy"] == policy
+    lines = []
+    assert dr.Failback(backend, "A->B", fb_opts, fb_state, lines.append).run(dry_run=True) == 0
+    assert any("1. [todo] reverse:" in l for l in lines) and not os.path.exists(fb_state.path), lines
+    idle = "idle-%s" % topic   # a member of the group on A that reads nothing (an empty topic of its own)
+    a.create_topic(idle, partitions=1)
+    blocker = GroupConsumer(a, group, "^%s$" % idle, str(tmp_path / "busy-on-a.txt"))
+    try:   # the group has a member on A: the failback stops at its groups step, naming it
+        rk.wait_until(lambda: _members(a, group) > 0, 120, interval=2, what="a member of %s on A" % group)
+        with pytest.raises(dr.OperationFailed) as info:
+            dr.Failback(backend, "A->B", fb_opts, fb_state, print).run()
+        assert "stopped at step groups: group %s has 1 active member(s) on A" % group in str(info.value)
+    finally:
+        blocker.stop()
+    assert blocker.keys() == []
+    rk.wait_until(lambda: _members(a, group) == 0, 120, interval=2, what="no member of %s on A" % group)
+    assert dr.Failback(backend, "A->B", fb_opts, fb_state, print).run() == 0
+    fb = fb_state.load()
+    assert all(fb["steps"][s]["status"] == "done" for s in dr.FAILBACK_STEPS), fb["steps"]
+    if fb_opts["verify"]:
+        assert fb["verify"]["offsets_skipped"] == 0 and sorted(fb["verify"]["flows"]) >= ["B->A"], fb["verify"]
+    assert dr.replication_policy(d.configurations) == policy and dr.direction_changes(d.configurations, ["A->B"]) == {}
+    step("failback done: RPO %s s, RTO %s s, re-read at the gate %s; steps %s" % (
+        fb["rpo_seconds"], fb["rto_seconds"], fb["reread"],
+        ", ".join("%s %s" % (n, fb["steps"][n]["detail"]) for n in dr.FAILBACK_STEPS)))
+
+    # -- producers switch back to A; the group resumes on A: nothing skipped, a bounded number re-read
+    back_topic = "B.%s" % topic if policy != "identity" else topic
+    a.produce_n(topic, 100, prefix="a2")
+    on_a = keys_of(a, topic) + (keys_of(a, back_topic) if back_topic != topic else [])
+    if policy == "identity":   # loop prevention: none of A's own records came back to A
+        assert len(on_a) == len(set(on_a)), "duplicates on A: %d" % (len(on_a) - len(set(on_a)))
+    assert set("b-%d" % i for i in range(100)) <= set(on_a)
+    consumer_a2 = GroupConsumer(a, group, "^(B\\.)?%s$" % topic, str(tmp_path / "on-a-again.txt"))
+    try:
+        unread = set(on_a) - set(consumed_a) - set(consumed_b)
+        rk.wait_until(lambda: unread <= set(consumer_a2.keys()), 180, interval=2,
+                      what="the group to read on A what it had read neither on A nor on B")
+    finally:
+        consumer_a2.stop()
+    consumed_a2 = consumer_a2.keys()
+    skipped = set(on_a) - set(consumed_a) - set(consumed_b) - set(consumed_a2)
+    reread = set(consumed_a2) & (set(consumed_a) | set(consumed_b))
+    step("back on A: %d read, %d re-read, %d skipped (of %d on A); failback wall time %.0f s" % (
+        len(consumed_a2), len(reread), len(skipped), len(on_a), time.time() - T_FAILBACK[0]))
+    assert skipped == set()
+    assert len(reread) <= len(set(consumed_b)), len(reread)
+
+
+T_FAILBACK = [0.0]
+
+
+def _members(cluster, group):
+    out = subprocess.run([os.path.join(cluster.home, "bin", "kafka-consumer-groups.sh"), "--bootstrap-server",
+                          cluster.bootstrap, "--describe", "--group", group, "--state"], capture_output=True,
+                         text=True, env=rk.tool_env(cluster.tool_log_dir), timeout=120).stdout
+    for line in out.splitlines():
+        cols = line.split()
+        if len(cols) >= 3 and cols[0] == group and cols[-1].isdigit():
+            return int(cols[-1])
+    return 0
 
 
 def _spark_replication():
