@@ -25,14 +25,10 @@ READ_QUIET_MS = 10000
 
 def parse_offsets(value, flow):
     """{(topic, partition): next offset} of 'topic-p=N,...'; Fail naming the item and the form."""
-    out = {}
-    for item in [i.strip() for i in value.split(",") if i.strip()]:
-        name, sep, number = item.rpartition("=")
-        topic, dash, partition = name.rpartition("-")
-        if not sep or not dash or not topic or not partition.isdigit() or not number.strip().isdigit():
-            raise Fail("FLOW_SEED %s: offsets item %r: give topic-partition=offset, e.g. orders-0=120" % (flow, item))
-        out[(topic, int(partition))] = int(number)
-    return out
+    try:
+        return cutover.parse_partition_offsets(value)
+    except ValueError as e:
+        raise Fail("FLOW_SEED %s: offsets item %s" % (flow, e))
 
 
 def positions_plan(source, wanted, stored):

@@ -338,15 +338,20 @@ class Plan(object):
         todo = [g for g in self.state.data["groups"] if g not in done]
         if not todo:
             return True, "all groups were moved before", "done"
-        result = self.backend.run(names.CMD_FAILOVER_GROUPS, {"flow": self.flow, "groups": ",".join(todo)})
+        params = {"flow": self.flow, "groups": ",".join(todo)}
+        if self.opts.get("not_after"):
+            params["not_after"] = ",".join("%s=%d" % kv for kv in sorted(self.opts["not_after"].items()))
+        result = self.backend.run(names.CMD_FAILOVER_GROUPS, params)
         out = result.structured.get("failover_groups") or {}
         for group, offsets in (out.get("applied") or {}).items():
             done[group] = {"offsets": offsets, "at": self.clock()}
         self.state.data["groups_applied_at"] = self.clock()
         if out.get("target_ends") and "target_ends" not in self.state.data:
             # where the flow's topics on the target ended when the groups moved: a failback under the identity
-            # policy starts the reverse flow there (what came after was written on the target)
+            # policy starts the reverse flow there (what came after was written on the target); and the first
+            # source offset never replicated: no group moved back to the source starts past it
             self.state.data["target_ends"] = out["target_ends"]
+            self.state.data["source_next"] = out.get("source_next") or {}
         refused = out.get("refused") or {}
         if refused or not result.ok:
             return False, "; ".join(refused[g] for g in sorted(refused)) or result.output.strip()[-800:], "failed"
@@ -585,7 +590,7 @@ def boundary_from(failover_state_path, original):
     if data.get("steps", {}).get("groups", {}).get("status") != "done" or not data.get("target_ends"):
         raise BadInput("the failover of %s in %s has not moved its groups (or recorded no end offsets of its "
                        "target): finish it first (run it again), then fail back" % (original, failover_state_path))
-    return dict(data["target_ends"])
+    return dict(data["target_ends"]), dict(data.get("source_next") or {})
 
 
 def _gate_summary(report):

@@ -133,10 +133,11 @@ def failback_options(args, policy, cluster):
     if not opts["groups"]:
         raise BadInput("failback needs --groups g1,g2: the consumer groups to move back to %s" % dr.parse_flow(
             args.flow)[0])
-    opts.update({"policy": policy, "restore": args.restore, "boundary": None})
+    opts.update({"policy": policy, "restore": args.restore, "boundary": None, "not_after": None})
     if policy == "identity":
         flow = args.flow.replace(" ", "")
-        opts["boundary"] = dr.boundary_from(args.failover_state or dr.default_state_path(cluster, flow), flow)
+        opts["boundary"], opts["not_after"] = dr.boundary_from(
+            args.failover_state or dr.default_state_path(cluster, flow), flow)
     return opts
 
 

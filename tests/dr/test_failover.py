@@ -4,7 +4,11 @@ mm2-ambari's failover plan (mm2_ambari.dr) under each Ambari line's real library
 Per case: a consumer group consumes on A while a producer writes; A's broker is stopped mid-stream; `failover
 --source-down` moves the group to B; the group resumes on B with 0 records skipped and a bounded, reported number
 re-read; producers switch to B and the group reads their records too; A comes back and the same failover command,
-run again, resumes at its deferred verification step.
+run again, resumes at its deferred verification step. Then `failback` (mm2_ambari.dr.Failback): the reverse flow B->A
+(prefixed: beside A->B; identity: A->B stopped, B->A seeded by FLOW_SEED at B's end offsets of the failover), its
+gate, the group refused by name while it has a member on A, then moved back to A; mm2-verify of both directions
+(trunk, with Spark); A->B restored; the group resumes on A with 0 records skipped and a bounded, reported number
+re-read, and under the identity policy no record of A's came back to A (no duplicate key on A).
 """
 import os
 import subprocess
@@ -201,9 +205,12 @@ def test_failover_with_a_real_consumer_group(line, policy, mpack, own_clusters, 
     consumed_a = consumer_a.keys()
     step("A stopped: the group had consumed %d record(s) on A" % len(consumed_a))
 
-    # -- failover: --source-down, --keep-flow; verification deferred until A is back
+    # -- failover: --source-down (--keep-flow, --stop-flow under identity); verification deferred until A is back
     state = dr.StateFile(str(tmp_path / "failover-state.json"))
-    opts = {"groups": [group], "stop_flow": False, "source_down": True, "gate_timeout": 0, "gate_interval": 5,
+    # identity: the flow stops (a flow kept running would copy A's last records into B after B's own once A is
+    # back, and a failback would bring them back to A); prefixed: kept
+    opts = {"groups": [group], "stop_flow": policy == "identity", "source_down": True, "gate_timeout": 0,
+            "gate_interval": 5,
             "thresholds": {}, "verify": line == "trunk"}
     lines = []
     dry = dr.Failover(backend, "A->B", opts, state, lines.append)
@@ -266,7 +273,9 @@ def test_failover_with_a_real_consumer_group(line, policy, mpack, own_clusters, 
     fb_state = dr.StateFile(str(tmp_path / "failback-state.json"), "failback")
     fb_opts = {"groups": [group], "policy": backend.policy(), "restore": "original", "gate_timeout": 900,
                "gate_interval": 10, "thresholds": {}, "verify": spark is not None, "stop_flow": False,
-               "boundary": dr.boundary_from(state.path, "A->B") if policy == "identity" else None}
+               "boundary": None, "not_after": None}
+    if policy == "identity":
+        fb_opts["boundary"], fb_opts["not_after"] = dr.boundary_from(state.path, "A->B")
     assert fb_opts["policy"] == policy
     lines = []
     assert dr.Failback(backend, "A->B", fb_opts, fb_state, lines.append).run(dry_run=True) == 0

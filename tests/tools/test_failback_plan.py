@@ -104,11 +104,14 @@ def test_prefixed_runs_the_reverse_flow_beside_the_original_and_restores_it(tmp_
 
 def test_identity_stops_the_original_seeds_the_reverse_at_the_failover_boundary_and_swaps_roles(tmp_path):
     backend = Backend("identity")
-    code, _lines, state = run(backend, tmp_path, policy="identity", boundary={"t-0": 5}, restore="reverse")
+    code, _lines, state = run(backend, tmp_path, policy="identity", boundary={"t-0": 5}, restore="reverse",
+                              not_after={"t-0": 3})
     assert code == 0
     assert [c for c, _ in backend.calls] == ["STOP", names.CMD_FLOW_SEED, "SET_FLOWS", names.CMD_CUTOVER_CHECK,
                                              names.CMD_FAILOVER_GROUPS, names.CMD_VERIFY]
     assert backend.calls[1][1] == {"flow": "B->A", "offsets": "t-0=5"}
+    # no group starts on A past A's first record that was never replicated to B
+    assert backend.calls[4][1] == {"flow": "B->A", "groups": "g1", "not_after": "t-0=3"}
     # B->A alone (never both: the identity policy would loop), every source./target. property swapped
     clusters = backend.configurations[names.CLUSTERS]
     assert clusters["source.alias"] == "B" and clusters["target.alias"] == "A"
@@ -170,7 +173,7 @@ def test_identity_needs_the_failover_boundary_and_names_the_file(tmp_path):
     assert "has not moved its groups" in str(info.value)
     half.write_text(json.dumps({"kind": "failover", "flow": "A->B", "steps": {"groups": {"status": "done"}},
                                 "target_ends": {"t-0": 5}}))
-    assert dr.boundary_from(str(half), "A->B") == {"t-0": 5}
+    assert dr.boundary_from(str(half), "A->B") == ({"t-0": 5}, {})
 
 
 def test_direction_changes_refuse_advanced_mode_and_unknown_flows_by_name():
