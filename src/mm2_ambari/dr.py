@@ -357,8 +357,9 @@ class Plan(object):
             return False, "; ".join(refused[g] for g in sorted(refused)) or result.output.strip()[-800:], "failed"
         return True, "moved %s to %s" % (", ".join(sorted(done)), self.target), "done"
 
-    def _verify(self):
-        result = self.backend.run(names.CMD_VERIFY, {"flow": self.flow})
+    def _verify(self, flows=None):
+        """VERIFY_REPLICATION of the named flows (default: this plan's flow); the failover-offset check included."""
+        result = self.backend.run(names.CMD_VERIFY, {"flow": ",".join(flows or [self.flow])})
         verify = result.structured.get("verify_replication") or {}
         totals = verify.get("totals") or {}
         skipped = totals.get("offsets_skipped")
@@ -511,8 +512,9 @@ class Failback(Plan):
                      "outage is on %s" % (self.flow, o["gate_timeout"], self.source, self.target)),
             ("groups", "FAILOVER_GROUPS on %s: translated offsets for %s on %s (groups with active members there "
                        "are refused by name)" % (self.flow, ", ".join(o["groups"]), self.target)),
-            ("verify", "VERIFY_REPLICATION of %s: every record of %s accounted for on %s, 0 skipped%s" % (
-                self.flow, self.source, self.target, "" if o["verify"] else " (skipped: --no-verify)")),
+            ("verify", "VERIFY_REPLICATION of %s: mm2-verify accounts for every record of %s, 0 skipped%s" % (
+                " and ".join(self._flows_during()), " and ".join(self._flows_during()),
+                "" if o["verify"] else " (skipped: --no-verify)")),
             ("restore", restore),
             ("record", "record RPO and RTO of the failback in %s" % self.state.path),
         ]
@@ -550,7 +552,8 @@ class Failback(Plan):
     def _step_verify(self):
         if not self.opts["verify"]:
             return True, "skipped (--no-verify)", "done"
-        return self._verify()
+        # every flow running now: the reverse one, and under the prefixed policy the original beside it
+        return self._verify(self._flows_during())
 
     def _step_restore(self):
         if self.opts["restore"] != "original":

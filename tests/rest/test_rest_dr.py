@@ -93,7 +93,7 @@ def test_failback_under_the_prefixed_policy_adds_the_reverse_flow_then_restores_
               if c[0] == "POST" and c[1] == CL + "/requests"]
     assert posted == [(names.CMD_CUTOVER_CHECK, {"flow": "dc2->dc1", "groups": "orders"}),
                       (names.CMD_FAILOVER_GROUPS, {"flow": "dc2->dc1", "groups": "orders"}),
-                      (names.CMD_VERIFY, {"flow": "dc2->dc1"})]
+                      (names.CMD_VERIFY, {"flow": "dc1->dc2,dc2->dc1"})]
     assert fake.desired_properties(names.REPLICATION)["direction"] == "one-way"
     assert "Failback dc1->dc2 (reverse flow dc2->dc1, prefixed policy)" in result.out
 

@@ -95,6 +95,7 @@ def test_prefixed_runs_the_reverse_flow_beside_the_original_and_restores_it(tmp_
                                              names.CMD_VERIFY, "SET_FLOWS"]
     assert backend.calls[0][1] == {"flows": ["A->B", "B->A"]} and backend.calls[-1][1] == {"flows": ["A->B"]}
     assert backend.calls[2][1] == {"flow": "B->A", "groups": "g1"}
+    assert backend.calls[3][1] == {"flow": "A->B,B->A"}   # mm2-verify of both directions
     data = state.load()
     assert data["kind"] == "failback" and data["original"] == "A->B" and data["flow"] == "B->A"
     assert sorted(data["verify"]["flows"]) == ["A->B", "B->A"] and data["groups_done"]["g1"]["offsets"] == {"B.t-0": 7}
@@ -135,7 +136,7 @@ def test_dry_run_prints_the_plan_and_runs_nothing(tmp_path):
     text = "\n".join(lines)
     for expected in ("1. [todo] reverse: run B->A beside A->B (active-active, prefixed",
                      "2. [todo] gate: run CUTOVER_CHECK on B->A", "3. [todo] groups: FAILOVER_GROUPS on B->A",
-                     "4. [todo] verify: VERIFY_REPLICATION of B->A", "5. [todo] restore: back to A->B only",
+                     "4. [todo] verify: VERIFY_REPLICATION of A->B and B->A", "5. [todo] restore: back to A->B only",
                      "6. [todo] record:", "dry run: nothing was run"):
         assert expected in text
 
