@@ -169,7 +169,7 @@ def test_partition_offsets_parameter_is_parsed_and_bad_items_named():
     for bad in ("orders=1", "orders-x=1", "orders-0=-1", "orders-0"):
         with pytest.raises(ValueError) as info:
             cutover.parse_partition_offsets(bad)
-        assert "%r: give topic-partition=offset" % bad in str(info.value)
+        assert "'%s': give topic-partition=offset" % bad in str(info.value)
 
 
 def test_translated_offsets_are_capped_where_the_source_has_records_never_replicated():

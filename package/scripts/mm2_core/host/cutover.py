@@ -536,7 +536,7 @@ def parse_partition_offsets(value):
         name, sep, number = item.rpartition("=")
         topic, dash, partition = name.rpartition("-")
         if not sep or not dash or not topic or not partition.isdigit() or not number.strip().isdigit():
-            raise ValueError("%r: give topic-partition=offset, e.g. orders-0=120" % item)
+            raise ValueError("'%s': give topic-partition=offset, e.g. orders-0=120" % item)
         out[(topic, int(partition))] = int(number)
     return out
 
