@@ -22,6 +22,15 @@ def _threshold_help():
     return "; ".join("%s (default %s): %s" % (n, d, m) for n, d, m in cutover.THRESHOLDS)
 
 
+def _plan_arguments(p, kind):
+    """The options failover and failback share: the gate's wait, the verify step, the state file."""
+    p.add_argument("--gate-timeout", type=float, default=600.0, metavar="S", help="wait this long for READY (600)")
+    p.add_argument("--gate-interval", type=float, default=15.0, metavar="S", help="between two checks (15)")
+    p.add_argument("--no-verify", action="store_true", help="skip the mm2-verify step (no Spark on the drivers)")
+    p.add_argument("--state-file", help="progress file (default ~/.mm2-ambari/%s-<cluster>-<flow>.json, "
+                                        "or $%s)" % (kind, dr.STATE_DIR_ENV))
+
+
 def register(subparsers):
     common = rest_cmds._common_parser()
     conn_file = argparse.ArgumentParser(add_help=False)
@@ -54,11 +63,7 @@ def register(subparsers):
     p.add_argument("--source-down", action="store_true",
                    help="the source cluster is gone: accept a gate that cannot read it (RPO from the last heartbeat); "
                         "verification waits until it is back")
-    p.add_argument("--gate-timeout", type=float, default=600.0, metavar="S", help="wait this long for READY (600)")
-    p.add_argument("--gate-interval", type=float, default=15.0, metavar="S", help="between two checks (15)")
-    p.add_argument("--no-verify", action="store_true", help="skip the mm2-verify step (no Spark on the drivers)")
-    p.add_argument("--state-file", help="progress file (default ~/.mm2-ambari/failover-<cluster>-<flow>.json, "
-                                        "or $%s)" % dr.STATE_DIR_ENV)
+    _plan_arguments(p, "failover")
     p.set_defaults(func=rest_cmds._command(_failover))
 
     p = subparsers.add_parser("failback", parents=[common, conn_file, gate],
@@ -79,11 +84,7 @@ def register(subparsers):
     p.add_argument("--failover-state", metavar="FILE",
                    help="state file of the failover of --flow (identity policy: where B->A starts; default "
                         "~/.mm2-ambari/failover-<cluster>-<flow>.json)")
-    p.add_argument("--gate-timeout", type=float, default=600.0, metavar="S", help="wait this long for READY (600)")
-    p.add_argument("--gate-interval", type=float, default=15.0, metavar="S", help="between two checks (15)")
-    p.add_argument("--no-verify", action="store_true", help="skip the mm2-verify step (no Spark on the drivers)")
-    p.add_argument("--state-file", help="progress file (default ~/.mm2-ambari/failback-<cluster>-<flow>.json, "
-                                        "or $%s)" % dr.STATE_DIR_ENV)
+    _plan_arguments(p, "failback")
     p.set_defaults(func=rest_cmds._command(_failback))
 
     p = subparsers.add_parser("drill", parents=[common, conn_file],
