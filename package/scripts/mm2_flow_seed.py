@@ -98,6 +98,9 @@ def flow_seed(script, params):
             stored = {}
         else:
             stored = _stored(cli, target, topic, source)
+        import mm2_cutover
+        # the flow's topics on its target now, before it copies anything (what the target had of its own)
+        target_ends = mm2_cutover._flow_target_ends(cli, topo, _as_flow(topo, source, target))
         writes = positions_plan(source, wanted, stored)
         if writes:
             argv = kafka_tools.console_producer(cli.home, cli.version, cli.bootstrap(target), cli.config(target),
@@ -117,7 +120,7 @@ def flow_seed(script, params):
         name, name, ", ".join("%s=%d" % kv for kv in sorted(positions.items())) or "nothing", len(writes), topic,
         target, ", created" if created else ""))
     script.put_structured_out({RESULT: {"flow": name, "positions": positions, "written": len(writes),
-                                        "offsets_topic": topic, "created": created}})
+                                        "offsets_topic": topic, "created": created, "target_ends": target_ends}})
     return positions
 
 

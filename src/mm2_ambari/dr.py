@@ -543,6 +543,7 @@ class Failback(Plan):
         if not result.ok:
             raise OperationFailed("FLOW_SEED %s: %s" % (flow, result.output.strip()[-800:]))
         self.state.data.setdefault("seeded", {})[flow] = out.get("positions")
+        self.state.data.setdefault("target_ends_at_seed", {})[flow] = out.get("target_ends") or {}
         return "%s starts at %s" % (flow, ", ".join("%s=%s" % kv for kv in sorted((out.get("positions") or {})
                                                                                  .items())) or "its seeded offsets")
 
@@ -561,6 +562,14 @@ class Failback(Plan):
         if self.opts["policy"] == "identity":
             self.backend.stop_mm2()
             seeded = self._seed(self.original, "end")
+            # what the source wrote before its outage and never replicated (between the failover's source position
+            # and the source's end when the reverse flow started) stays there: copying it would copy the reverse
+            # flow's records back too (one range per partition is all MM2 resumes from)
+            ends = (self.state.data.get("target_ends_at_seed") or {}).get(self.flow) or {}
+            stays = sum(max(0, end - (self.opts.get("not_after") or {}).get(tp, end)) for tp, end in ends.items())
+            self.state.data["source_only_records"] = stays
+            seeded += "; %d record(s) %s wrote before its outage and never replicated stay on %s only" % (
+                stays, self.target, self.target)
         else:
             seeded = None
         self.backend.set_flows([self.original], "failback of %s done: original direction" % self.original)

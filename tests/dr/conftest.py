@@ -13,7 +13,7 @@ from e2e.conftest import _interrupt_on_sigterm, drivers, mpack, require_line  # 
 from realkafka import cluster as rk
 
 # Case name -> the test it selects: test_failover.py's parametrize ids, and test_silent_loss.py.
-CASE_NAMES = ("2.7.8-identity", "trunk-prefixed", "silent-loss")
+CASE_NAMES = ("2.7.8-identity", "trunk-prefixed", "trunk-identity", "silent-loss")
 CI_CASES = ("trunk-prefixed", "silent-loss")
 KNOB = "MM2_DR_CASES"
 

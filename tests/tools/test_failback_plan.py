@@ -54,7 +54,8 @@ class Backend(object):
         if command == names.CMD_FLOW_SEED:
             assert parameters["flow"] not in self.flows() or self.stopped, "seeding a running flow"
             positions = {"t-0": 5} if "offsets" in parameters else {"t-0": 9}
-            return dr.CommandResult(True, {"flow_seed": {"positions": positions, "written": 1}})
+            return dr.CommandResult(True, {"flow_seed": {"positions": positions, "written": 1,
+                                                         "target_ends": {"t-0": 8}}})
         raise AssertionError(command)
 
     stopped = False
@@ -123,10 +124,16 @@ def test_identity_stops_the_original_seeds_the_reverse_at_the_failover_boundary_
 
 def test_identity_restore_seeds_the_original_at_the_ends_of_its_source(tmp_path):
     backend = Backend("identity")
-    assert run(backend, tmp_path, policy="identity", boundary={"t-0": 5})[0] == 0
+    code, _lines, state = run(backend, tmp_path, policy="identity", boundary={"t-0": 5}, not_after={"t-0": 3})
+    assert code == 0
     assert [c for c, _ in backend.calls][-3:] == ["STOP", names.CMD_FLOW_SEED, "SET_FLOWS"]
     assert backend.calls[-2][1] == {"flow": "A->B", "at": "end"}
     assert backend.configurations == simple("identity")
+    # A's records between its position at the failover (3) and its end when B->A started (8) stay on A: reported
+    data = state.load()
+    assert data["source_only_records"] == 5
+    assert "5 record(s) A wrote before its outage and never replicated stay on A only" in \
+        data["steps"]["restore"]["detail"]
 
 
 def test_dry_run_prints_the_plan_and_runs_nothing(tmp_path):
