@@ -243,6 +243,10 @@ def cutover_check(backend, flow, groups, thresholds, say):
 
 # ---------------------------------------------------------------- plans: failover and failback
 
+class _StepFailed(Exception):
+    """A step that cannot go on: recorded as failed in the state file, the plan stops there (a rerun resumes)."""
+
+
 class Plan(object):
     """A plan of steps over one flow (self.flow: the flow its gate, groups and verify steps act on), run in order
     with its progress in a state file: failover and failback share this machinery and the gate, groups and
@@ -299,7 +303,10 @@ class Plan(object):
                 step = self.state.data["steps"].get(name, {})
                 if step.get("status") == "done":
                     continue
-                ok, detail, status = getattr(self, "_step_" + name)()
+                try:
+                    ok, detail, status = getattr(self, "_step_" + name)()
+                except _StepFailed as exc:
+                    ok, detail, status = False, str(exc), "failed"
                 self.state.data["steps"][name] = {"status": status, "at": self.clock(), "detail": detail}
                 self.state.save()
                 self.say("  %s: %s: %s" % (name, status, detail))
@@ -541,7 +548,7 @@ class Failback(Plan):
         result = self.backend.run(names.CMD_FLOW_SEED, params)
         out = result.structured.get("flow_seed") or {}
         if not result.ok:
-            raise OperationFailed("FLOW_SEED %s: %s" % (flow, result.output.strip()[-800:]))
+            raise _StepFailed("FLOW_SEED %s: %s" % (flow, result.output.strip()[-800:] or "failed"))
         self.state.data.setdefault("seeded", {})[flow] = out.get("positions")
         self.state.data.setdefault("target_ends_at_seed", {})[flow] = out.get("target_ends") or {}
         return "%s starts at %s" % (flow, ", ".join("%s=%s" % kv for kv in sorted((out.get("positions") or {})

@@ -53,12 +53,17 @@ class Backend(object):
                 "totals": {"offsets_skipped": 0, "offsets_reread": 2}}})
         if command == names.CMD_FLOW_SEED:
             assert parameters["flow"] not in self.flows() or self.stopped, "seeding a running flow"
+            if self.seed_fails:
+                self.seed_fails -= 1
+                return dr.CommandResult(False, {}, "Fail: FLOW_SEED B->A: writing 1 position(s) to "
+                                                   "mm2-offsets.B.internal on A: timed out")
             positions = {"t-0": 5} if "offsets" in parameters else {"t-0": 9}
             return dr.CommandResult(True, {"flow_seed": {"positions": positions, "written": 1,
                                                          "target_ends": {"t-0": 8}}})
         raise AssertionError(command)
 
     stopped = False
+    seed_fails = 0
 
     def stop_mm2(self):
         self.calls.append(("STOP", {}))
@@ -199,3 +204,16 @@ def test_direction_changes_refuse_advanced_mode_and_unknown_flows_by_name():
 def test_failback_cli_requires_the_operator_to_choose_the_restore(capsys):
     assert cli.main(["failback", "--flow", "A->B", "--groups", "g"]) == 2
     assert "the following arguments are required: --restore" in capsys.readouterr().err
+
+
+def test_a_failed_seed_stops_the_failback_at_the_reverse_step_and_a_rerun_finishes_it(tmp_path):
+    backend = Backend("identity")
+    backend.seed_fails = 1
+    with pytest.raises(OperationFailed) as info:
+        run(backend, tmp_path, policy="identity", boundary={"t-0": 5})
+    assert "failback B->A stopped at step reverse: FLOW_SEED B->A: Fail: FLOW_SEED B->A: writing 1 position(s)" \
+        in str(info.value) and "run the same command again: it resumes there" in str(info.value)
+    assert backend.configurations == simple("identity")     # nothing switched while the seed is not written
+    backend.calls[:] = []
+    assert run(backend, tmp_path, policy="identity", boundary={"t-0": 5})[0] == 0
+    assert [c for c, _ in backend.calls][:3] == ["STOP", names.CMD_FLOW_SEED, "SET_FLOWS"]
