@@ -441,18 +441,22 @@ class Failover(Plan):
 class Failback(Plan):
     """Back to the original source after a failover of `original` (A->B): the reverse flow B->A copies what was
     written on B during the outage, passes the gate, the groups move back to A at its translated offsets, mm2-verify
-    checks the reverse flow (the failover's verify step checked A->B), and the original direction is restored as
-    the operator chooses.
+    checks every flow running (both directions under the prefixed policy), and the original direction is restored
+    as the operator chooses.
 
     Loop prevention: under the prefixed policy B->A runs beside A->B (active-active): MM2 never copies a topic back
     to the cluster it came from (A.<topic> on B stays on B, B.<topic> on A stays on A); B's own topics land on A as
     B.<topic>, so the groups read <topic> and B.<topic> on A. Under the identity policy names are kept, so the two
     directions never run together (the validator refuses that loop): A->B stops, and B->A starts at the end offsets
     B had when the failover moved the groups (the failover's state file), so it copies only what was written on B
-    since and never A's own records back; restoring A->B starts it at A's end offsets, past what B->A copied.
+    since and never A's own records back; restoring A->B starts it at A's end offsets, past what B->A copied. What A
+    wrote before its outage and never replicated sits before B->A's copies on A: no group moved back starts past it
+    (not_after: A->B's source positions at the failover), and it is not copied to B afterwards (one range per
+    partition is all MM2 resumes from; the count is reported).
 
     options: groups, policy (prefixed | identity), restore (original | reverse), gate_timeout, gate_interval,
-    thresholds, verify (bool), boundary ({"topic-p": offset} on B, identity only).
+    thresholds, verify (bool); identity only: boundary ({"topic-p": offset} on B), not_after ({"topic-p": offset}
+    on A), both from the failover's state file (boundary_from).
     """
     KIND = "failback"
     STEPS = FAILBACK_STEPS
@@ -492,9 +496,6 @@ class Failback(Plan):
         if self.opts["policy"] == "identity":
             return [self.flow]
         return [self.original, self.flow]
-
-    def _flows_after(self):
-        return [self.original] if self.opts["restore"] == "original" else self._flows_during()
 
     def plan(self):
         o = self.opts
