@@ -271,6 +271,7 @@ def test_failover_with_a_real_consumer_group(line, policy, mpack, own_clusters, 
             data = state.load()
             assert data["steps"]["verify"]["status"] == "done" and data["verify"]["offsets_skipped"] == 0, data
     T_FAILBACK[0] = time.time()
+    ends_before = a.end_offsets(topic)
 
     # -- failback: the reverse flow copies what was written on B, the group moves back to A and resumes there
     fb_state = dr.StateFile(str(tmp_path / "failback-state.json"), "failback")
@@ -312,7 +313,14 @@ def test_failover_with_a_real_consumer_group(line, policy, mpack, own_clusters, 
     a.produce_n(topic, 100, prefix="a2")
     on_a = keys_of(a, topic) + (keys_of(a, back_topic) if back_topic != topic else [])
     if policy == "identity":   # loop prevention: none of A's own records came back to A
-        assert len(on_a) == len(set(on_a)), "duplicates on A: %d" % (len(on_a) - len(set(on_a)))
+        placed = partition_keys(a, topic)
+        seen = {}
+        for where, key in placed:
+            seen.setdefault(key, []).append(where)
+        twice = dict((k, v) for k, v in seen.items() if len(v) > 1)
+        assert not twice, "%d key(s) twice on A (A's ends before the failback %s, now %s; B's ends %s; seeded %s): %s" % (
+            len(twice), ends_before, a.end_offsets(topic), b.end_offsets(topic), fb.get("seeded"),
+            sorted(twice.items())[:12])
     assert set("b-%d" % i for i in range(100)) <= set(on_a)
     consumer_a2 = GroupConsumer(a, group, "^(B\\.)?%s$" % topic, str(tmp_path / "on-a-again.txt"))
     try:
@@ -331,6 +339,17 @@ def test_failover_with_a_real_consumer_group(line, policy, mpack, own_clusters, 
 
 
 T_FAILBACK = [0.0]
+
+
+def partition_keys(cluster, topic):
+    """[((partition, offset), key)] of every record of the topic, read partition by partition (assigned: no group,
+    so no rebalance can deliver a record twice)."""
+    out = []
+    for partition, end in sorted(cluster.end_offsets(topic).items()):
+        if end:
+            keys = [k for k, _ in cluster.consume(topic, end, timeout_ms=8000, partition=partition, offset=0)]
+            out.extend(((partition, i), k) for i, k in enumerate(keys))
+    return out
 
 
 def _members(cluster, group):
