@@ -318,9 +318,15 @@ def test_failover_with_a_real_consumer_group(line, policy, mpack, own_clusters, 
         for where, key in placed:
             seen.setdefault(key, []).append(where)
         twice = dict((k, v) for k, v in seen.items() if len(v) > 1)
-        assert not twice, "%d key(s) twice on A (A's ends before the failback %s, now %s; B's ends %s; seeded %s): %s" % (
-            len(twice), ends_before, a.end_offsets(topic), b.end_offsets(topic), fb.get("seeded"),
-            sorted(twice.items())[:12])
+        # loop prevention: none of A's own records (k-*, m-*, written on A) came back to A. B's records may land
+        # twice: MM2 copies at least once (a task restarted before its first offset commit copies again)
+        own_twice = dict((k, v) for k, v in twice.items() if not k.startswith("b-"))
+        step("A's own records twice on A: %d; B's records twice on A (MM2's at-least-once copy): %d; A's ends "
+             "before the failback %s, now %s; B's ends %s; seeded %s" % (
+                 len(own_twice), len(twice) - len(own_twice), ends_before, a.end_offsets(topic),
+                 b.end_offsets(topic), fb.get("seeded")))
+        assert not own_twice, sorted(own_twice.items())[:12]
+        assert len(twice) <= 100, sorted(twice.items())[:12]
     assert set("b-%d" % i for i in range(100)) <= set(on_a)
     consumer_a2 = GroupConsumer(a, group, "^(B\\.)?%s$" % topic, str(tmp_path / "on-a-again.txt"))
     try:
