@@ -2,7 +2,7 @@
 
 Commands: INSTALL, CONFIGURE, START, STOP, STATUS (RESTART is Ambari's stop + start) and the
 custom commands REPLICATION_STATUS, EXPORT_TRANSLATED_OFFSETS, VERIFY_REPLICATION, CUTOVER_CHECK,
-FAILOVER_GROUPS, DRILL, FLOW_PAUSE, FLOW_RESUME, FLOW_STOP (connect mode) and reload_configs (RECONFIGURE,
+FAILOVER_GROUPS, DRILL, FLOW_SEED, FLOW_PAUSE, FLOW_RESUME, FLOW_STOP (connect mode) and reload_configs (RECONFIGURE,
 "Refresh configs").
 Runs on the Ambari 2.7 agent (Python 2.7) and the Ambari 3 agent (Python 3).
 """
@@ -222,6 +222,13 @@ class MirrorMaker2Driver(Script):
         import mm2_cutover
         env.set_params(params)
         mm2_cutover.drill(self, params)
+
+    @reports_fail
+    def flow_seed(self, env):
+        import params
+        import mm2_flow_seed
+        env.set_params(params)
+        mm2_flow_seed.flow_seed(self, params)
 
 
 if __name__ == "__main__":

@@ -206,6 +206,7 @@ class KAFKA_MIRRORMAKER2100ServiceAdvisor(service_advisor.ServiceAdvisor):
             from mm2_core.connect import live   # connect mode: live flow settings, the REST listener's protection
             found += live.config_problems(current, topology)
         items = [(p.config_type, p.name, p.level, p.message) for p in found]
+        items.extend(advice.catchup_problems(current, version, local))
         if not any(level == problems.ERROR for _, _, level, _ in items):
             items.extend(self._placement_problems(services, current, version, local))
         return self._to_items(items, version, origin)

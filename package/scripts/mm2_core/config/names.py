@@ -45,13 +45,14 @@ CMD_VERIFY = "VERIFY_REPLICATION"
 CMD_CUTOVER_CHECK = "CUTOVER_CHECK"       # the cut-over readiness gate (mm2_cutover)
 CMD_FAILOVER_GROUPS = "FAILOVER_GROUPS"   # apply translated offsets to idle groups on a flow's target
 CMD_DRILL = "DRILL"                       # failover rehearsal on shadow groups
+CMD_FLOW_SEED = "FLOW_SEED"               # where a flow's source connector starts (failback, identity policy)
 CMD_FLOW_PAUSE = "FLOW_PAUSE"       # connect mode: one flow's connectors (commandParams/flow = "A->B")
 CMD_FLOW_RESUME = "FLOW_RESUME"
 CMD_FLOW_STOP = "FLOW_STOP"
 CMD_APPLY_LIVE = "APPLY_LIVE_CHANGES"  # connect mode: kafka-mm2-live (and any Refresh-able change) applied live
 FLOW_COMMANDS = {"pause": CMD_FLOW_PAUSE, "resume": CMD_FLOW_RESUME, "stop": CMD_FLOW_STOP}
 CUSTOM_COMMANDS = (CMD_REPLICATION_STATUS, CMD_EXPORT_OFFSETS, CMD_VERIFY, CMD_CUTOVER_CHECK, CMD_FAILOVER_GROUPS,
-                   CMD_DRILL, CMD_FLOW_PAUSE, CMD_FLOW_RESUME, CMD_FLOW_STOP, CMD_APPLY_LIVE)
+                   CMD_DRILL, CMD_FLOW_SEED, CMD_FLOW_PAUSE, CMD_FLOW_RESUME, CMD_FLOW_STOP, CMD_APPLY_LIVE)
 
 # Stack service and component this one sits next to.
 KAFKA_SERVICE = "KAFKA"
