@@ -17,6 +17,7 @@ from mm2_core.config import names
 from mm2_core.config.config_values import parse_bool
 from mm2_core.formats.text import text, to_text
 from mm2_core.host import kafka_tools
+from mm2_core.kafka import versions
 
 CHECK_TOPIC = names.SERVICE_CHECK_TOPIC
 CHECK_TOPIC_CONFIGS = {"retention.ms": str(24 * 3600 * 1000)}
@@ -449,6 +450,13 @@ def export_translated_offsets(script, params, groups_filter=None):
             summary_lines.append("  apply on %s while the group is stopped (dry run first, then --execute): %s"
                                  % (flow.target, " ".join(hint)))
             exported.append(entry)
+        kafka_version = ".".join(str(v) for v in cli.version)
+        if not versions.supports(kafka_version, versions.TRANSLATE_LAGGING_GROUPS):
+            summary_lines.append(
+                "Kafka %s: groups behind the latest offset sync get no checkpoint: MM2 before %s translates a group "
+                "only at or past its partition's latest offset sync (one every offset.lag.max records), so a group "
+                "that stopped mid-partition is missing here until it catches up" % (
+                    kafka_version, versions.feature_first(versions.TRANSLATE_LAGGING_GROUPS).line))
     Logger.info("Translated consumer-group offsets (from MM2 checkpoints):\n" + "\n".join(summary_lines))
     script.put_structured_out({"translated_offsets": exported})
     return exported

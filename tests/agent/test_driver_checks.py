@@ -193,6 +193,9 @@ def test_export_translated_offsets(site, clusters, guard, version):
     assert oct(os.stat(billing["csv"]).st_mode & 0o777) == oct(0o640)
     assert billing["csv"].startswith(driver.log_dir)
     assert "--reset-offsets --from-file" in run.output
+    # before 3.5 (measured on real 3.4.1) a group behind the latest offset sync is never checkpointed: said
+    lagging_note = "Kafka %s: groups behind the latest offset sync get no checkpoint: MM2 before 3.5" % version
+    assert (lagging_note in run.output) == (version < "3.5"), run.output[-2000:]
 
     run = ok(driver.run(names.CMD_EXPORT_OFFSETS, command_params={"groups": "billing"}))
     assert list(run.structured_out["translated_offsets"][0]["groups"]) == ["billing"]

@@ -128,6 +128,7 @@ INTERNAL_TOPICS_USE_SEPARATOR = "internal-topics-use-separator"
 JAVA8_DEPRECATED = "java8-deprecated"
 TOPICS_IF_NOT_EXISTS_WITH_BOOTSTRAP = "topics-if-not-exists-with-bootstrap"
 SIMPLE_GROUP_CHECKPOINTS = "simple-group-checkpoints"
+TRANSLATE_LAGGING_GROUPS = "translate-lagging-groups"
 CHECKPOINTS_ONLY_WHEN_CHANGED = "checkpoints-only-when-changed"
 CONSOLE_COMMAND_OPTIONS = "console-command-options"
 CONFIGS_DESCRIBE_ALL = "configs-describe-all"
@@ -171,6 +172,10 @@ FEATURES = {
     SIMPLE_GROUP_CHECKPOINTS: ("2.8.0", None,
                                "checkpoints of groups that commit without the group protocol (assign(), "
                                "kafka-consumer-groups --reset-offsets); 2.4-2.7 skip them (isSimpleConsumerGroup)"),
+    TRANSLATE_LAGGING_GROUPS: ("3.5.0", None,
+                               "checkpoints of groups behind the partition's latest offset sync (the offset-sync "
+                               "history of KAFKA-14666); before, such a group gets no checkpoint until it catches up "
+                               "(measured on real 3.4.1: a group stopped mid-partition never translated)"),
     CHECKPOINTS_ONLY_WHEN_CHANGED: ("3.4.1", None,
                                     "the checkpoint task emits a checkpoint only when it changed "
                                     "(checkpointIsMoreRecent); before, every interval re-emits all of them"),
