@@ -128,7 +128,8 @@ INTERNAL_TOPICS_USE_SEPARATOR = "internal-topics-use-separator"
 JAVA8_DEPRECATED = "java8-deprecated"
 TOPICS_IF_NOT_EXISTS_WITH_BOOTSTRAP = "topics-if-not-exists-with-bootstrap"
 SIMPLE_GROUP_CHECKPOINTS = "simple-group-checkpoints"
-TRANSLATE_LAGGING_GROUPS = "translate-lagging-groups"
+OFFSET_SYNC_HISTORY = "offset-sync-history"
+OFFSET_SYNC_HISTORY_ACROSS_RESTARTS = "offset-sync-history-across-restarts"
 CHECKPOINTS_ONLY_WHEN_CHANGED = "checkpoints-only-when-changed"
 CONSOLE_COMMAND_OPTIONS = "console-command-options"
 CONFIGS_DESCRIBE_ALL = "configs-describe-all"
@@ -172,10 +173,14 @@ FEATURES = {
     SIMPLE_GROUP_CHECKPOINTS: ("2.8.0", None,
                                "checkpoints of groups that commit without the group protocol (assign(), "
                                "kafka-consumer-groups --reset-offsets); 2.4-2.7 skip them (isSimpleConsumerGroup)"),
-    TRANSLATE_LAGGING_GROUPS: ("3.5.0", None,
-                               "checkpoints of groups behind the partition's latest offset sync (the offset-sync "
-                               "history of KAFKA-14666); before, such a group gets no checkpoint until it catches up "
-                               "(measured on real 3.4.1: a group stopped mid-partition never translated)"),
+    OFFSET_SYNC_HISTORY: ("3.4.1", None,
+                          "checkpoints of groups behind the latest offset sync, from the offset syncs read since the "
+                          "checkpoint task started (KAFKA-14666; OffsetSyncStore's history is in the 3.4.1 jar, not "
+                          "in 3.4.0); before, only groups at or past the latest offset sync are translated"),
+    OFFSET_SYNC_HISTORY_ACROSS_RESTARTS: ("3.7.1", None,
+                                          "the offset-sync history also covers syncs from before the checkpoint "
+                                          "task's last start (KAFKA-15905: in the 3.7.1 jar, not in 3.7.0 or 3.6.2; "
+                                          "on real 3.4.1 and 3.6.2 a group behind a driver restart never translated)"),
     CHECKPOINTS_ONLY_WHEN_CHANGED: ("3.4.1", None,
                                     "the checkpoint task emits a checkpoint only when it changed "
                                     "(checkpointIsMoreRecent); before, every interval re-emits all of them"),
