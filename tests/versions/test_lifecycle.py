@@ -409,17 +409,17 @@ def test_case_set_on_the_version(name, mpack, drivers, tmp_path):
             rendered = fh.read()
         assert "exactly.once.source.support=enabled" in rendered and "dedicated.mode.enable.internal.rest=true" \
             in rendered, rendered
-        m = 2000
-        a.produce_n(mn_topic, m, prefix="mn")
+        copied = 2000
+        a.produce_n(mn_topic, copied, prefix="mn")
         target_mn = "A.%s" % mn_topic
 
         def all_there():
-            got = committed_keys(b, target_mn, 2 * m)
-            return got if len(set(got)) >= m else None
-        got = rk.wait_until(all_there, 240, interval=5, what="%d records of %s read_committed on B" % (m, target_mn))
-        assert len(got) == len(set(got)) == m, "exactly once: %d read, %d distinct, %d produced" % (
-            len(got), len(set(got)), m)
-        steps("exactly-once: %d records read_committed, none twice" % m)
+            got = committed_keys(b, target_mn, 2 * copied)
+            return got if len(set(got)) >= copied else None
+        got = rk.wait_until(all_there, 240, interval=5, what="%d records of %s read_committed on B" % (copied, target_mn))
+        assert len(got) == len(set(got)) == copied, "exactly once: %d read, %d distinct, %d produced" % (
+            len(got), len(set(got)), copied)
+        steps("exactly-once: %d records read_committed, none twice" % copied)
         rk.wait_until(lambda: started_tasks(first, "A", "B") and started_tasks(second, "A", "B"), 120, interval=3,
                       what="tasks on both driver hosts")
         steps("tasks on both hosts: %s / %s" % (sorted(started_tasks(first, "A", "B")),
