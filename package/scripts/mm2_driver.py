@@ -180,6 +180,24 @@ class MirrorMaker2Driver(Script):
             self.put_structured_out({"reload_configs": result})
 
     @reports_fail
+    def apply_live_changes(self, env):
+        """APPLY_LIVE_CHANGES (connect mode): kafka-mm2-live and any other connector-level change go to the
+        running worker without a restart; refused, naming why, when only a restart can apply the change."""
+        import params
+        import mm2_connect
+        env.set_params(params)
+        if not mm2_connect.enabled(params):
+            raise Fail("Apply live flow changes works in connect mode (kafka-mm2-env/mm2_run_mode=connect): a dedicated "
+                       "driver reads its flows only at start; restart the drivers instead")
+
+        def refuse():
+            raise Fail("The Kafka Connect worker's own settings changed (a cluster's connection, or the worker "
+                       "config): only a restart applies them; Ambari marks the drivers Restart Required")
+        result = mm2_connect.reload_configs(params, env.config.basedir, refuse)
+        if isinstance(result, dict):
+            self.put_structured_out({"reload_configs": result})
+
+    @reports_fail
     def verify_replication(self, env):
         import verify_replication  # owned by the verification job; imported only when used
         verify_replication.run(self, env)

@@ -70,8 +70,9 @@ class Dist(object):
 
     def artifacts(self):
         major, minor = (int(x) for x in self.release.split(".")[:2])
+        # connect-basic-auth-extension: in every release tarball since 2.0 (connect mode's HTTPS + Basic auth REST)
         arts = ["kafka_2.13", "kafka-clients", "connect-api", "connect-runtime", "connect-json", "connect-transforms",
-                "kafka-tools"]
+                "kafka-tools", "connect-basic-auth-extension"]
         if not self.mirror_source:
             arts += ["connect-mirror", "connect-mirror-client"]
         if major >= 3:

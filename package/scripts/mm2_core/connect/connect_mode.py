@@ -17,14 +17,17 @@ them inside a dedicated MM2 (Kafka's connect/mirror sources), so both modes repl
 Secrets never go over REST: every secret value of a connector config becomes a reference
 ${file:<conf>/mm2-connect-secrets.properties:<connector>/<key>} resolved by the worker's FileConfigProvider.
 
-The REST listener is bound to 127.0.0.1 only (control plane never open), so a Connect group has one
-worker: one driver host per target in connect mode (the advisor and START refuse more).
+The REST listener is bound to 127.0.0.1 only, or serves HTTPS with Basic auth (rest_security): the control
+plane is never open. A Connect group has one worker: one driver host per target in connect mode (the
+advisor and START refuse more).
 Pure (stdlib only, Python 2.7 and 3).
 """
 from collections import OrderedDict
 
 from mm2_core.kafka import versions
 from mm2_core.config.problems import ConfigError, Problem
+from mm2_core.connect.rest_security import RestSecurity
+from mm2_core.model import resolved
 
 WORKER_FILE = "connect-distributed.properties"
 SECRETS_FILE = "mm2-connect-secrets.properties"
@@ -149,11 +152,6 @@ def connector_base_config(raw, source, target, kind, version):
     return props
 
 
-def _flag(raw, pair, key, default):
-    value = raw.get("%s.%s" % (pair, key), raw.get(key, default))
-    return str(value).strip().lower() == "true"
-
-
 def served_target(topology, problems):
     """The one target this host's Connect worker serves (its internal topics live there), or None with a
     problem naming kafka-mm2-driver/target.clusters."""
@@ -175,11 +173,13 @@ def served_target(topology, problems):
     return target
 
 
-def plan(properties, topology, hostname, rest_port, secrets_path, group_id=GROUP_ID):
+def plan(properties, topology, hostname, rest_port, secrets_path, group_id=GROUP_ID, security=None):
     """ConnectPlan of this host from the dedicated rendering (properties [(key, value)]); ConfigError naming
-    the property when connect mode cannot serve this host's part of the topology."""
+    the property when connect mode cannot serve this host's part of the topology. security: the REST
+    listener's RestSecurity (loopback when None)."""
     version = topology.version
-    problems = []
+    security = security or RestSecurity()
+    problems = list(security.problems(version))
     unsupported = versions.unsupported(version, versions.CONNECT_MODE, "connect mode")
     if unsupported:
         from mm2_core.config import names
@@ -188,7 +188,8 @@ def plan(properties, topology, hostname, rest_port, secrets_path, group_id=GROUP
     if problems:
         raise ConfigError(problems)
     raw = OrderedDict(properties)
-    worker = _worker(raw, target, version, rest_port, group_id)
+    answers = resolved.resolve(topology)
+    worker = _worker(raw, target, version, rest_port, group_id, security, hostname)
     connectors = OrderedDict()
     flows = []
     for flow in topology.enabled_flows:
@@ -199,8 +200,7 @@ def plan(properties, topology, hostname, rest_port, secrets_path, group_id=GROUP
             config = connector_base_config(raw, flow.source, target, kind, version)
             config["name"] = connector_name(flow.name, kind)
             connectors[config["name"]] = config
-        reverse = "%s->%s" % (target, flow.source)
-        if _flag(raw, reverse, "emit.heartbeats.enabled", "true"):
+        if answers.emits_heartbeats(target, flow.source):
             config = connector_base_config(raw, target, flow.source, HEARTBEAT, version)
             config["name"] = connector_name(flow.name, HEARTBEAT)
             # the worker's producer writes into the Connect cluster (the target): heartbeats must land in the source
@@ -218,13 +218,13 @@ def plan(properties, topology, hostname, rest_port, secrets_path, group_id=GROUP
                 config[key] = "${file:%s:%s}" % (secrets_path, ref)
     worker_has_secret = any(versions.is_secret_key(k) and v and not versions.is_provider_reference(v)
                             for k, v in worker)
-    return ConnectPlan(target, worker, connectors, secrets, flows, "http://127.0.0.1:%s" % rest_port,
+    return ConnectPlan(target, worker, connectors, secrets, flows, security.url(hostname, rest_port),
                        worker_has_secret)
 
 
-def _worker(raw, target, version, rest_port, group_id):
-    """MirrorMakerConfig.workerConfig for the target, with the connect-mode group, a loopback REST listener
-    and the FileConfigProvider the connector secrets need."""
+def _worker(raw, target, version, rest_port, group_id, security, hostname):
+    """MirrorMakerConfig.workerConfig for the target, with the connect-mode group, the REST listener (loopback,
+    or HTTPS with Basic auth: rest_security) and the FileConfigProvider the connector secrets need."""
     props = cluster_props(raw, target, version)
     for prefix in WORKER_TOP_LEVEL_PREFIXES:
         props.update(_with_prefix(raw, prefix, False))
@@ -240,11 +240,9 @@ def _worker(raw, target, version, rest_port, group_id):
         providers.append("file")
     props["config.providers"] = ",".join(providers)
     props.setdefault("config.providers.file.class", FILE_PROVIDER_CLASS)
-    # the control plane: loopback only
-    props["listeners"] = "http://127.0.0.1:%s" % rest_port
-    props["rest.advertised.host.name"] = "127.0.0.1"
-    props["rest.advertised.port"] = str(rest_port)
-    props["rest.advertised.listener"] = "http"
+    # the control plane: loopback only, or HTTPS with Basic auth
+    for key, value in security.worker_entries(hostname, rest_port):
+        props[key] = value
     # heartbeat connectors send into their source through producer.override.*
     props["connector.client.config.override.policy"] = "All"
     return list(props.items())
