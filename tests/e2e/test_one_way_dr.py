@@ -153,7 +153,9 @@ def test_one_way_dr_full_lifecycle(line, policy, mpack, kafka_pool, drivers, tmp
     assert report["problems"] == [], report
     assert topic in report["matched_topics"] and report.get("not_yet_mirrored") == []
     assert report["connectors"]["MirrorSourceConnector"]["state"] == "RUNNING"
-    assert time.time() - report["last_heartbeat_ms"] / 1000.0 < 60
+    # the age when the command read it: reading each flow's heartbeats takes a while on a loaded host, so the
+    # first flow's beat is older than a minute by the time the command ends (seen: 51 s between two flows)
+    assert re.match(r"\d+s ago$", report["last_heartbeat"]) and int(report["last_heartbeat"][:-5]) < 60
 
     step('EXPORT_TRANSLATED')
     # -- EXPORT_TRANSLATED_OFFSETS: a group that consumed everything, and one that stopped mid-partition

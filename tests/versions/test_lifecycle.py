@@ -243,7 +243,9 @@ def test_case_set_on_the_version(name, mpack, drivers, tmp_path):
         assert report["problems"] == [], report
         assert topic in report["matched_topics"] and report.get("not_yet_mirrored") == []
         assert report["connectors"]["MirrorSourceConnector"]["state"] == "RUNNING"
-        assert time.time() - report["last_heartbeat_ms"] / 1000.0 < 60
+        # the age when the command read it: reading each flow's heartbeats takes a while on a loaded host, so the
+        # first flow's beat is older than a minute by the time the command ends (seen: 51 s between two flows)
+        assert re.match(r"\d+s ago$", report["last_heartbeat"]) and int(report["last_heartbeat"][:-5]) < 60
 
         # a group that consumed everything, and one that stopped mid-partition before the drivers' restart (the
         # 2.7.8 host's STOP, this host's START): what MM2 translates of it depends on the version
