@@ -5,8 +5,8 @@
 #   3. real Ambari 3         AMBARI_SUITES on ../shared/ambari/trunk      (.venv39, Python 3.9)
 #   4. real Ambari 2.7.8     AMBARI_SUITES on ../shared/ambari/release-2.7.8 (Python 2.7, .venv27)
 # Side by side with 1-4, from the start (each into its own log, printed at the end):
-#   real Kafka A             tests/e2e tests/alerts_real tests/versions   (REAL_KAFKA_A)
-#   real Kafka B             tests/mm1 tests/live                         (REAL_KAFKA_B)
+#   real Kafka A             tests/e2e tests/alerts_real                  (REAL_KAFKA_A)
+#   real Kafka B             tests/mm1 tests/live tests/versions          (REAL_KAFKA_B)
 #   real Kafka C             tests/dr (failover and failback, both policies) (REAL_KAFKA_C)
 #   real Ambari server       bash tests/realserver/run.sh (builds the server from ../shared/ambari-src, or reuses it)
 # The real-Kafka lanes use official Kafka distributions and artifacts assembled from Maven Central
@@ -25,8 +25,9 @@ ROOT=$PWD
 # service advisor, the alert scripts, install-mpack). Add a folder here when it touches Ambari.
 AMBARI_SUITES=(tests/harness_tests tests/agent tests/advisor tests/alerts tests/build)
 # The real-Kafka folders (each PY3_ONLY, minutes of JVMs each): three lanes beside the double stages.
-REAL_KAFKA_A=(tests/e2e tests/alerts_real tests/versions)
-REAL_KAFKA_B=(tests/mm1 tests/live)
+# Balanced by the rehearsal of 2026-11-26 (load ~13): mm1 + live took 20 min, e2e ~8 min a case.
+REAL_KAFKA_A=(tests/e2e tests/alerts_real)
+REAL_KAFKA_B=(tests/mm1 tests/live tests/versions)
 REAL_KAFKA_C=(tests/dr)
 
 PY3=${MM2_PY3:-python3}
