@@ -29,7 +29,8 @@ def test_the_reverse_flow_is_seeded_where_connect_reads_it_and_a_rerun_writes_no
     run = ok(driver.run(names.CMD_FLOW_SEED, command_params={"flow": "B->A", "offsets": "orders-0=120,orders-1=0"}))
     out = run.structured_out["flow_seed"]
     assert out == {"flow": "B->A", "positions": {"orders-0": 120, "orders-1": 0}, "written": 1,
-                   "offsets_topic": "mm2-offsets.B.internal", "created": True, "target_ends": {}}
+                   "offsets_topic": "mm2-offsets.B.internal", "created": True, "target_ends": {},
+                   "method": "offsets topic", "source_connector_state": None}
     meta = json.load(open(a._tdir("mm2-offsets.B.internal") + "/meta.json"))
     assert meta["partitions"] == 25 and meta["configs"] == {"cleanup.policy": "compact"}
     (record,) = a.records("mm2-offsets.B.internal")
@@ -37,6 +38,26 @@ def test_the_reverse_flow_is_seeded_where_connect_reads_it_and_a_rerun_writes_no
     assert record[2].decode("utf-8") == '{"offset":119}'     # MM2 resumes at 119 + 1
     again = ok(driver.run(names.CMD_FLOW_SEED, command_params={"flow": "B->A", "offsets": "orders-0=120"}))
     assert again.structured_out["flow_seed"]["written"] == 0 and len(a.records("mm2-offsets.B.internal")) == 1
+
+
+def test_connect_mode_seeds_the_workers_offsets_topic_under_the_flows_connector_name(site, guard):
+    """Connect mode keeps a flow's positions in the worker's offsets topic (<connect.group.id>-offsets.internal on
+    the flow's target), keyed by the flow's connector: written there while the worker is stopped, never into
+    dedicated mode's mm2-offsets.<source>.internal, where the worker would not look."""
+    a, b = _site_clusters(site)
+    b.create_topic("orders", partitions=2)
+    driver = Driver(site)
+    driver.env["mm2_run_mode"] = "connect"
+    driver.driver["connect.group.id"] = "dr-connect"
+    run = ok(driver.run(names.CMD_FLOW_SEED, command_params={"flow": "B->A", "offsets": "orders-0=120,orders-1=0"}))
+    out = run.structured_out["flow_seed"]
+    assert (out["offsets_topic"], out["method"], out["written"]) == ("dr-connect-offsets.internal", "offsets topic", 1)
+    assert a.records("mm2-offsets.B.internal") == []
+    (record,) = a.records("dr-connect-offsets.internal")
+    assert record[1].decode("utf-8") == '["B->A.MirrorSourceConnector",{"cluster":"B","partition":0,"topic":"orders"}]'
+    assert record[2].decode("utf-8") == '{"offset":119}'
+    again = ok(driver.run(names.CMD_FLOW_SEED, command_params={"flow": "B->A", "offsets": "orders-0=120"}))
+    assert again.structured_out["flow_seed"]["written"] == 0
 
 
 def test_at_end_seeds_the_sources_end_offsets(site, guard):
