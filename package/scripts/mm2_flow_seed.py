@@ -74,6 +74,12 @@ def flow_seed(script, params):
     if params.mm2_run_mode == connect_mode.CONNECT and running:
         client, listing = mm2_flow_positions.worker_connectors(params)
         connector_exists = connect_mode.connector_name(name, connect_mode.SOURCE) in listing
+        here = _connect_target(params, rendering)
+        if not connector_exists and here is not None and here != target:   # `mm2-ambari flow seed`: every host
+            Logger.info("FLOW_SEED %s: this driver host's Kafka Connect worker serves %s, not %s: nothing to do "
+                        "here" % (name, here, target))
+            script.put_structured_out({RESULT: {"flow": name, "served": False, "target_here": here}})
+            return None
     try:
         method = flow_positions.seed_method(params.mm2_run_mode, name, rendering.version, running,
                                             name in [f.name for f in topo.enabled_flows], connector_exists)
@@ -110,7 +116,8 @@ def flow_seed(script, params):
         else "to %s on %s" % (topic, target), ", created" if created else ""))
     script.put_structured_out({RESULT: {"flow": name, "positions": positions, "written": written,
                                         "offsets_topic": topic, "created": created, "target_ends": target_ends,
-                                        "method": method, "source_connector_state": state}})
+                                        "method": method, "source_connector_state": state,
+                                        "served": True}})
     return positions
 
 
@@ -151,6 +158,16 @@ def _seed_topic(cli, rendering, topo, name, source, target, wanted, topic, conne
             raise Fail("FLOW_SEED %s: wrote %d position(s) to %s but %s do not read back: run FLOW_SEED again"
                        % (name, len(writes), topic, ", ".join(wrong)))
     return target_ends, created, len(writes)
+
+
+def _connect_target(params, rendering):
+    """The target this host's Connect worker serves, or None when the configuration names none."""
+    import mm2_connect
+    from mm2_core.config.problems import ConfigError
+    try:
+        return mm2_connect.plan(params, rendering).target
+    except ConfigError:
+        return None
 
 
 def _as_flow(topo, source, target):

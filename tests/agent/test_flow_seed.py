@@ -30,7 +30,7 @@ def test_the_reverse_flow_is_seeded_where_connect_reads_it_and_a_rerun_writes_no
     out = run.structured_out["flow_seed"]
     assert out == {"flow": "B->A", "positions": {"orders-0": 120, "orders-1": 0}, "written": 1,
                    "offsets_topic": "mm2-offsets.B.internal", "created": True, "target_ends": {},
-                   "method": "offsets topic", "source_connector_state": None}
+                   "method": "offsets topic", "source_connector_state": None, "served": True}
     meta = json.load(open(a._tdir("mm2-offsets.B.internal") + "/meta.json"))
     assert meta["partitions"] == 25 and meta["configs"] == {"cleanup.policy": "compact"}
     (record,) = a.records("mm2-offsets.B.internal")
