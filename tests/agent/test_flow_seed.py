@@ -84,3 +84,25 @@ def test_refusals_name_the_flow_the_item_and_a_running_flow(site, guard):
     ok(driver.run("START"))
     run = driver.run(names.CMD_FLOW_SEED, command_params={"flow": "A->B", "at": "end"})
     assert failed(run) and "FLOW_SEED A->B: the flow runs on this host and would overwrite its positions" in run.output
+
+
+def test_cutover_check_reads_a_connect_mode_flows_positions_where_its_worker_keeps_them(site, guard):
+    """CUTOVER_CHECK in connect mode counts what A->B has not copied from the worker's offsets topic under the
+    flow's connector name; the dedicated topic (left from before a switch of run mode) is not read."""
+    a, b = _site_clusters(site)
+    for i in range(7):
+        a.append("orders", ("v%d" % i).encode("utf-8"))
+    b.create_topic("mm2-connect-offsets.internal", partitions=25)
+    b.append("mm2-connect-offsets.internal", b'{"offset":4}',
+             key=b'["A->B.MirrorSourceConnector",{"cluster":"A","partition":0,"topic":"orders"}]')
+    b.create_topic("mm2-offsets.A.internal", partitions=25)
+    b.append("mm2-offsets.A.internal", b'{"offset":1}',
+             key=b'["MirrorSourceConnector",{"cluster":"A","partition":0,"topic":"orders"}]')
+    conf = base_configurations()
+    conf[names.REPLICATION]["topics"] = "orders"
+    driver = Driver(site, configurations=conf)
+    driver.env["mm2_run_mode"] = "connect"
+    run = driver.run(names.CMD_CUTOVER_CHECK, command_params={"flow": "A->B"}, timeout=160)
+    (report,) = run.structured_out["cutover_check"]
+    rows = [(p["topic"], p["partition"], p["end"], p["next"], p["unreplicated"]) for p in report["partitions"]]
+    assert rows == [("orders", 0, 7, 5, 2)], (rows, run.output[-3000:])
