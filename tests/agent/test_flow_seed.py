@@ -29,7 +29,8 @@ def test_the_reverse_flow_is_seeded_where_connect_reads_it_and_a_rerun_writes_no
     run = ok(driver.run(names.CMD_FLOW_SEED, command_params={"flow": "B->A", "offsets": "orders-0=120,orders-1=0"}))
     out = run.structured_out["flow_seed"]
     assert out == {"flow": "B->A", "positions": {"orders-0": 120, "orders-1": 0}, "written": 1,
-                   "offsets_topic": "mm2-offsets.B.internal", "created": True, "target_ends": {}}
+                   "offsets_topic": "mm2-offsets.B.internal", "created": True, "target_ends": {},
+                   "retired": None}
     meta = json.load(open(a._tdir("mm2-offsets.B.internal") + "/meta.json"))
     assert meta["partitions"] == 25 and meta["configs"] == {"cleanup.policy": "compact"}
     (record,) = a.records("mm2-offsets.B.internal")
