@@ -73,6 +73,9 @@ def flow_seed(script, params):
     at, given = _param("at"), _param("offsets")
     if (at == "end") == bool(given) or (at and at != "end"):
         raise Fail("FLOW_SEED %s: give either offsets=topic-partition=offset,... or at=end" % name)
+    retire = _param("retire")
+    if retire:   # refused before anything is written
+        retire = _retire_flow(topo, retire, name, mm2_service.running(params))
     mm2_commands._kinit(params)
     topic = connect_offsets.offsets_topic(source)
     with mm2_kafka_cli.KafkaCli(params, rendering, timeout=60) as cli:
@@ -119,8 +122,7 @@ def flow_seed(script, params):
             if wrong:
                 raise Fail("FLOW_SEED %s: wrote %d position(s) to %s but %s do not read back: run FLOW_SEED again"
                            % (name, len(writes), topic, ", ".join(wrong)))
-        retire = _param("retire")
-        retired = _retire(cli, topo, retire, name, mm2_service.running(params)) if retire else None
+        retired = _retire(cli, retire, name) if retire else None
     positions = dict(("%s-%d" % tp, nxt) for tp, nxt in sorted(wanted.items()))
     Logger.info("FLOW_SEED %s: %s starts at %s (%d written to %s on %s%s)" % (
         name, name, ", ".join("%s=%d" % kv for kv in sorted(positions.items())) or "nothing", len(writes), topic,
@@ -146,9 +148,8 @@ def _stored(cli, target, topic, source):
     return cutover.parse_source_offsets(res.out, source)
 
 
-def _retire(cli, topo, wanted, name, running):
-    """Write the flow `wanted` disabled and without tasks into its herder's config topic (nothing when the topic
-    or its copying connectors are not there: the flow never ran); read back. Returns what was done."""
+def _retire_flow(topo, wanted, name, running):
+    """(source, target) of the flow to retire; Fail naming it when it is the seeded one or MM2 runs."""
     source, target = _flow(topo, wanted)
     retire = "%s->%s" % (source, target)
     if retire == name:
@@ -157,6 +158,14 @@ def _retire(cli, topo, wanted, name, running):
     if running:
         raise Fail("FLOW_SEED %s: retire=%s while MirrorMaker 2 runs on this host: its herder would write its own "
                    "task configurations over it; stop MirrorMaker 2 first" % (name, retire))
+    return source, target
+
+
+def _retire(cli, flow, name):
+    """Write the flow (source, target) disabled and without tasks into its herder's config topic (nothing when the
+    topic or its copying connectors are not there: the flow never ran); read back. Returns what was done."""
+    source, target = flow
+    retire = "%s->%s" % (source, target)
     topic = connect_configs.configs_topic(source)
     listed = cli.run(kafka_tools.topics_list(cli.home, cli.bootstrap(target), cli.config(target)))
     if not listed.ok:
