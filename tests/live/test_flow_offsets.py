@@ -7,6 +7,7 @@ One case, A->B and C->B on one Connect worker:
   after FLOW_RESUME only what A gets afterwards is copied (none of the backlog);
 - FLOW_SEED A->B offsets=<t>-0=0,<t>-1=0 on the running flow replays A's topic from its beginning (the stored
   positions removed: Connect takes no negative offset), the connector back RUNNING: exactly everything once more;
+- a flow into another target than the worker's is not touched (the host says so);
 - MirrorMaker 2 stopped: FLOW_SEED at=end writes into the worker's offsets topic (<connect.group.id>-offsets.internal,
   key A->B.MirrorSourceConnector), and after START nothing A got while it was stopped is copied.
 """
@@ -56,6 +57,10 @@ def test_flow_positions_move_through_the_offsets_api_while_the_other_flow_runs(s
     c.produce_n(tc, N, prefix="c1")
     wait_count(b, "A." + ta, N)
     wait_count(b, "C." + tc, N)
+
+    # a flow into another target is not this worker's: said so, nothing done (mm2-ambari flow seed runs everywhere)
+    other = ok(d.run(names.CMD_FLOW_SEED, command_params={"flow": "B->A", "at": "end"}), "FLOW_SEED B->A")
+    assert other.structured_out["flow_seed"] == {"flow": "B->A", "served": False, "target_here": "B"}, other
 
     # skip a backlog: A->B paused, N records written to A, then seeded at A's end while the worker runs
     ok(d.run(names.CMD_FLOW_PAUSE, command_params={"flow": "A->B"}), "FLOW_PAUSE A->B")
