@@ -160,6 +160,9 @@ custom_actions_dir={cache}/custom_actions
         """Stop and start the agent; returns when the server sees it registered and heartbeating again."""
         before = self.srv.get("/api/v1/hosts/%s?fields=Hosts/last_registration_time" % self.hostname)[1]
         self.stop()
+        pid_file = os.path.join(self.dirs["run"], "ambari-agent.pid")
+        if os.path.exists(pid_file):  # left by the stopped agent: a new one refuses to start beside it
+            os.remove(pid_file)
         self.start()
         deadline = time.time() + timeout
         while time.time() < deadline:
