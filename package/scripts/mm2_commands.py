@@ -35,7 +35,8 @@ def _kinit(params):
 
 
 def _setting(topo, flow, name):
-    return topo.flow_setting(flow, name)
+    from mm2_core.model import resolved
+    return resolved.flow_value(topo, flow, name)
 
 
 def topic_filter(topo, flow):

@@ -17,6 +17,7 @@ from resource_management.core.logger import Logger
 from mm2_core.formats.text import text, to_text
 from mm2_core.host import cutover, kafka_tools
 from mm2_core.kafka import versions
+from mm2_core.model import resolved
 
 RESULT_CHECK = "cutover_check"
 RESULT_GROUPS = "failover_groups"
@@ -50,7 +51,8 @@ def selected_flows(topo, wanted):
 
 
 def _group_filter(topo, flow):
-    return kafka_tools.TopicFilter(topo.flow_setting(flow, "groups"), topo.flow_setting(flow, "groups.exclude"))
+    return kafka_tools.TopicFilter(resolved.flow_value(topo, flow, "groups"),
+                                   resolved.flow_value(topo, flow, "groups.exclude"))
 
 
 def _read(cli, argv, what, errors):
@@ -131,7 +133,7 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
     _target_facts(cli, rendering, flow, facts)
     # MM2's offset syncs: which source offset the translated target offsets stand for
     isep = kafka_tools.internal_separator(topo.separator, version, mm2_commands._internal_separator_enabled(rendering))
-    location = text(topo.flow_setting(flow, "offset-syncs.topic.location") or "source").strip()
+    location = text(resolved.flow_value(topo, flow, "offset-syncs.topic.location") or "source").strip()
     sync_cluster = target if location == "target" else source
     argv = _single_partition_read(cli, sync_cluster, cutover.offset_syncs_topic(target, isep))
     res = cli.run(argv + ["--formatter", OFFSET_SYNC_FORMATTER], timeout=cli.timeout + ASSIGNED_QUIET_MS // 1000)

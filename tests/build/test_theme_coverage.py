@@ -49,7 +49,7 @@ def test_a_new_property_without_a_theme_place_fails_the_build(repo_copy, build_m
 
 def test_a_placed_property_that_claims_not_to_be_is_a_problem(repo_copy, build_module):
     replace_in(os.path.join(repo_copy, "package/scripts/mm2_core/config/schema.py"),
-               'maximum="1000", overridable=False),', 'maximum="1000", overridable=False, '
+               'kafka_key="tasks.max", scope=FLOW),', 'kafka_key="tasks.max", scope=FLOW, '
                'not_in_theme="a reason given by mistake here"),')
     problems = [str(p) for p in build_module.validate(repo_copy)]
     assert any("kafka-mm2-replication/tasks.max: placed in the theme but not_in_theme says" in p

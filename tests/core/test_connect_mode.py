@@ -79,6 +79,25 @@ def test_one_target_per_host():
     assert "kafka-mm2-driver/target.clusters" in str(e.value) and "central, emea" in str(e.value)
 
 
+@pytest.mark.parametrize("custom,silent", [
+    ({"central->emea.emit.heartbeats.enabled": "false"}, ["emea->central"]),
+    ({"emit.heartbeats.enabled": "false", "central->apac.emit.heartbeats.enabled": "true"},
+     ["emea->central", "amer->central"]),
+])
+def test_heartbeat_connectors_only_where_mm2_would_emit_them(custom, silent):
+    """A flow's heartbeats come from the reverse pair (target->source): no connector where that pair's
+    emit.heartbeats.enabled is false, as dedicated mode would run no heartbeat connector there."""
+    from examples_support import load_example, local_kafka_for
+    from mm2_core.rendering import render
+    configurations, options = load_example("aggregation-three-into-one")
+    configurations.setdefault("kafka-mm2-custom", {}).update(custom)
+    rendering = render.render_mm2(configurations, "3.9.0", "h", "/etc/kafka-mm2/conf",
+                                  local_kafka=local_kafka_for(configurations, options))
+    plan = connect_mode.plan(rendering.properties, rendering.topology, "h", 8093, SECRETS)
+    beating = [f for f in plan.flows if connect_mode.connector_name(f, connect_mode.HEARTBEAT) in plan.connectors]
+    assert sorted(set(plan.flows) - set(beating)) == sorted(silent)
+
+
 def test_connector_diff_touches_only_what_changed():
     _, plan = plan_of("aggregation-three-into-one")
     current = dict((n, dict(c)) for n, c in plan.connectors.items())

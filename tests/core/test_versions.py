@@ -93,6 +93,35 @@ def test_renamed_key_follows_the_version():
     assert versions.renamed_key("2.6.3", "groups.exclude") == "groups.blacklist"
     assert versions.renamed_key("2.7.0", "topics.exclude") == "topics.exclude"
     assert versions.renamed_key("4.0.0", "groups.exclude") == "groups.exclude"
+    assert versions.renamed_key("3.9.0", "topics.blacklist") == "topics.exclude"
+    assert versions.renamed_key("2.4.1", "config.properties.blacklist") == "config.properties.blacklist"
+    assert versions.renamed_key("2.4.1", "topics") == "topics"
+
+
+@pytest.mark.parametrize("row", versions.RENAMED_KEYS, ids=lambda row: row[0])
+def test_rename_table_agrees_with_the_key_table(row):
+    """Each name of a renamed key exists exactly in the versions its feature says, and every version in
+    between reads one of the two names (the translation never lands on a key the version ignores)."""
+    new, old, new_feature, old_feature = row
+    assert versions.MM2_KEYS[new].first == versions.feature_first(new_feature)
+    assert versions.MM2_KEYS[old].removed == versions.KafkaVersion.parse(versions.FEATURES[old_feature][1])
+    for _, version in versions.SUPPORTED_LINES + (("2.6", "2.6.3"), ("2.7", "2.7.0")):
+        for name in (new, old):
+            assert versions.key_defined(version, versions.renamed_key(version, name))
+
+
+def test_keycheck_translates_renamed_keys_by_the_table_only():
+    """keycheck's translation and its hints read versions.RENAMED_KEYS: every row is translated both
+    ways, a key in no row never is."""
+    from mm2_core.model import keycheck
+    aliases = ["east", "west"]
+    for new, old, _, _ in versions.RENAMED_KEYS:
+        assert keycheck.translated_key("2.6.3", "east->west." + new, aliases)[0] == "east->west." + old
+        assert keycheck.translated_key("3.7.1", old, aliases)[0] == new
+        assert "before Kafka 2.7 it is called %s" % old in keycheck.versions_check_key("2.6.3", new, aliases)
+        assert "Use %s instead" % new in keycheck.versions_check_key("4.0.0", old, aliases)
+    for key in ("topics", "east->west.groups", "sync.group.offsets.enabled"):
+        assert keycheck.translated_key("2.4.1", key, aliases) == (key, None)
 
 
 def test_key_table_agrees_with_the_reference_extraction():

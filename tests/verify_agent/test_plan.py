@@ -208,3 +208,22 @@ def test_a_flow_without_topics_exclude_verifies_with_mm2s_default_exclude():
     assert spec["topics_exclude"] == job.split_patterns(job.MM2_DEFAULT_TOPICS_EXCLUDE)
     wanted = job.topic_matcher(spec["topics"], job.source_excludes(spec["topics_exclude"], "backup", "prefixed", "."))
     assert [t for t in ("orders", "orders.replica", "mm2-offsets.backup.internal") if wanted(t)] == ["orders"]
+
+
+def test_the_plan_verifies_the_topics_mm2_replicates_for_each_flow():
+    # A flow's own topics (YAML), a custom primary->backup.topics.exclude and a YAML config: override
+    # on the other flow: the plan takes each flow's topics as MM2 reads them from the rendered file.
+    configs = {names.CLUSTERS: {"topology.mode": "advanced"}, names.TOPOLOGY: {"content": (
+        "clusters:\n  primary:\n    bootstrap.servers: a1:9092\n  backup:\n    bootstrap.servers: b1:9092\n"
+        "flows:\n  - source: primary\n    target: backup\n    topics: orders.*\n"
+        "  - source: backup\n    target: primary\n    config:\n      topics: payments\n")},
+        names.CUSTOM: {"primary->backup.topics.exclude": "orders-tmp"}}
+    result = render.render_mm2(configs, "3.7.1", "h1.example.com", "/etc/kafka-mm2/conf")
+    written = javaprops.load_dict(result.file(render.PROPERTIES_FILE).text)
+    flows, _ = plan.view_from_rendering(result, {})
+    for flow in flows:
+        pair = "%s->%s." % (flow["source"], flow["target"])
+        assert flow["topics"] == written.get(pair + "topics", written["topics"])
+        assert flow["topics_exclude"] == written.get(pair + "topics.exclude", written["topics.exclude"])
+    assert [(f["topics"], f["topics_exclude"]) for f in flows] == [
+        ("orders.*", "orders-tmp"), ("payments", schema.REPLICATION["topics.exclude"].default)]

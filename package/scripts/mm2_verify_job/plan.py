@@ -74,15 +74,16 @@ def view_from_rendering(rendering, secrets=None):
     uses (kafka_tools.client_properties of the rendered properties, secrets resolved).
     """
     from mm2_core.host import kafka_tools
+    from mm2_core.model import resolved
     topo = rendering.topology
     flows = []
-    for flow in topo.enabled_flows:
-        topics = topo.flow_setting(flow, "topics")
-        exclude = topo.flow_setting(flow, "topics.exclude")
+    for flow in resolved.resolve(topo).flows:
+        topics = flow.setting("topics")
+        exclude = flow.setting("topics.exclude")
         flows.append({"source": flow.source, "target": flow.target,
                       "topics": ".*" if topics is None else topics,
                       "topics_exclude": exclude,  # None: MM2's default, as MM2 applies it
-                      "policy": topo.policy, "separator": topo.separator})
+                      "policy": flow.policy, "separator": flow.separator})
     clusters = {}
     for alias, cluster in topo.clusters.items():
         options = dict(kafka_tools.client_properties(rendering.properties, alias, secrets))

@@ -4,6 +4,13 @@ build.py generates configuration/*.xml from this module; the agent scripts, the 
 advisor and the off-cluster tools read names and defaults from it.
 """
 from mm2_core.config import names
+from mm2_core.kafka import versions
+
+# Where the Kafka key(s) a property sets live in connect-mirror-maker.properties (Property.scope):
+GLOBAL = "global"     # the top level, once for every flow (MirrorMakerConfig's own and worker-wide keys)
+CLUSTER = "cluster"   # <alias>.<key>, once per cluster
+FLOW = "flow"         # the top level for every flow, and <src>-><tgt>.<key> where a flow differs
+SCOPES = (GLOBAL, CLUSTER, FLOW)
 
 
 class Property(object):
@@ -12,13 +19,19 @@ class Property(object):
     value_type is Ambari's value-attributes type: string, int, long, boolean, password,
     content, value-list, directory, user.  property_type is Ambari's <property-type>
     (PASSWORD, USER, KERBEROS_PRINCIPAL, ...).  Passwords always carry both.
+
+    What MirrorMaker 2 makes of the property: ``kafka_key``, the Kafka key it sets (a tuple when one value
+    sets several keys; its newest name: versions.RENAMED_KEYS gives older versions' names; None for the
+    mpack's own settings), ``scope`` (GLOBAL, CLUSTER or FLOW: where that key is written) and ``gate``
+    (the versions.FEATURES feature a Kafka version needs to read it; without it the key is not written).
     """
 
     def __init__(self, name, default, display_name, description, value_type="string",
                  property_type=None, overridable=True, empty_value_valid=False, entries=None,
                  minimum=None, maximum=None, unit=None, require_input=False,
                  editable_only_at_install=False, read_only=False, content_file=None,
-                 show_property_name=True, depends_on=(), visible=True, not_in_theme=None):
+                 show_property_name=True, depends_on=(), visible=True, not_in_theme=None, kafka_key=None,
+                 scope=None, gate=None):
         if value_type == "password" or property_type == "PASSWORD":
             value_type, property_type = "password", "PASSWORD"
             empty_value_valid = True
@@ -44,6 +57,24 @@ class Property(object):
         self.refresh_command = None   # (component, command), set below for the properties a running driver can take live
         # Every property is on a tab of themes/theme.json unless this says why not (build.py checks it).
         self.not_in_theme = not_in_theme
+        if (kafka_key is None) != (scope is None) or scope not in SCOPES + (None,) or \
+                gate is not None and gate not in versions.FEATURES:
+            raise ValueError("%s: kafka_key and scope go together (scope one of %s), gate is a versions feature"
+                             % (name, ", ".join(SCOPES)))
+        self.kafka_key = kafka_key
+        self.scope = scope
+        self.gate = gate
+
+    @property
+    def kafka_keys(self):
+        """The Kafka keys the property sets, as a tuple (empty for the mpack's own settings)."""
+        if self.kafka_key is None:
+            return ()
+        return self.kafka_key if isinstance(self.kafka_key, tuple) else (self.kafka_key,)
+
+    def read_by(self, version):
+        """Does this Kafka version read the property's key (its gate)?"""
+        return self.gate is None or versions.supports(version, self.gate)
 
     @property
     def is_secret(self):
@@ -115,65 +146,71 @@ def _cluster_properties(role):
                      role, " Leave empty to use this Ambari cluster's own Kafka brokers "
                      "(the advisor fills it in)." if target else ""),
                  empty_value_valid=target, require_input=not target, overridable=False,
-                 depends_on=_LOCAL_KAFKA_DEPS if target else ()),
+                 depends_on=_LOCAL_KAFKA_DEPS if target else (), kafka_key="bootstrap.servers", scope=CLUSTER),
         Property(role + ".security.protocol", "PLAINTEXT",
                  title + " security protocol",
                  "How MM2 connects to the %s cluster." % role,
                  value_type="value-list", entries=_choices(PROTOCOLS), overridable=False,
-                 depends_on=_TARGET_SECURITY_DEPS if target else ()),
+                 depends_on=_TARGET_SECURITY_DEPS if target else (), kafka_key="security.protocol", scope=CLUSTER),
         Property(role + ".sasl.mechanism", "GSSAPI",
                  title + " SASL mechanism",
                  "SASL mechanism for SASL_PLAINTEXT / SASL_SSL. GSSAPI uses the MirrorMaker 2 "
                  "Kerberos identity unless a principal and keytab are given below.",
                  value_type="value-list", entries=_choices(SASL_MECHANISMS), overridable=False,
-                 depends_on=_TARGET_SECURITY_DEPS if target else ()),
+                 depends_on=_TARGET_SECURITY_DEPS if target else (), kafka_key="sasl.mechanism", scope=CLUSTER),
         Property(role + ".sasl.kerberos.service.name", "kafka",
                  title + " Kerberos service name",
                  "Primary of the %s brokers' Kerberos principal (GSSAPI)." % role, overridable=False,
-                 depends_on=_TARGET_SECURITY_DEPS if target else ()),
+                 depends_on=_TARGET_SECURITY_DEPS if target else (),
+                 kafka_key="sasl.kerberos.service.name", scope=CLUSTER),
         Property(role + ".sasl.kerberos.principal", "",
                  title + " Kerberos principal override",
                  "Principal for GSSAPI on this cluster. Empty: the service principal from "
                  "kafka-mm2-env (managed by Ambari's Kerberos wizard).",
-                 empty_value_valid=True, overridable=False),
+                 empty_value_valid=True, overridable=False, kafka_key="sasl.jaas.config", scope=CLUSTER),
         Property(role + ".sasl.kerberos.keytab", "",
                  title + " Kerberos keytab override",
                  "Keytab for the principal above. Empty: the service keytab.",
-                 empty_value_valid=True, overridable=False),
+                 empty_value_valid=True, overridable=False, kafka_key="sasl.jaas.config", scope=CLUSTER),
         Property(role + ".sasl.username", "",
                  title + " SASL username",
                  "User for PLAIN / SCRAM-SHA-256 / SCRAM-SHA-512.",
-                 empty_value_valid=True, overridable=False),
+                 empty_value_valid=True, overridable=False, kafka_key="sasl.jaas.config", scope=CLUSTER),
         Property(role + ".sasl.password", "",
                  title + " SASL password",
-                 "Password for PLAIN / SCRAM.", value_type="password", overridable=False),
+                 "Password for PLAIN / SCRAM.", value_type="password", overridable=False,
+                 kafka_key="sasl.jaas.config", scope=CLUSTER),
         Property(role + ".ssl.truststore.location", "",
                  title + " truststore path",
                  "Truststore for SSL / SASL_SSL on the MM2 hosts.",
-                 empty_value_valid=True, overridable=False),
+                 empty_value_valid=True, overridable=False, kafka_key="ssl.truststore.location", scope=CLUSTER),
         Property(role + ".ssl.truststore.type", "JKS",
                  title + " truststore type", "JKS or PKCS12.",
-                 value_type="value-list", entries=_choices(("JKS", "PKCS12", "PEM")), overridable=False),
+                 value_type="value-list", entries=_choices(("JKS", "PKCS12", "PEM")), overridable=False,
+                 kafka_key="ssl.truststore.type", scope=CLUSTER),
         Property(role + ".ssl.truststore.password", "",
                  title + " truststore password", "Password of the truststore.",
-                 value_type="password", overridable=False),
+                 value_type="password", overridable=False, kafka_key="ssl.truststore.password", scope=CLUSTER),
         Property(role + ".ssl.keystore.location", "",
                  title + " keystore path",
                  "Keystore for TLS client authentication (leave empty when the brokers do not "
-                 "require client certificates).", empty_value_valid=True, overridable=False),
+                 "require client certificates).", empty_value_valid=True, overridable=False,
+                 kafka_key="ssl.keystore.location", scope=CLUSTER),
         Property(role + ".ssl.keystore.type", "JKS",
                  title + " keystore type", "JKS or PKCS12.",
-                 value_type="value-list", entries=_choices(("JKS", "PKCS12", "PEM")), overridable=False),
+                 value_type="value-list", entries=_choices(("JKS", "PKCS12", "PEM")), overridable=False,
+                 kafka_key="ssl.keystore.type", scope=CLUSTER),
         Property(role + ".ssl.keystore.password", "",
                  title + " keystore password", "Password of the keystore.",
-                 value_type="password", overridable=False),
+                 value_type="password", overridable=False, kafka_key="ssl.keystore.password", scope=CLUSTER),
         Property(role + ".ssl.key.password", "",
                  title + " key password", "Password of the private key in the keystore.",
-                 value_type="password", overridable=False),
+                 value_type="password", overridable=False, kafka_key="ssl.key.password", scope=CLUSTER),
         Property(role + ".ssl.endpoint.identification.algorithm", "https",
                  title + " TLS hostname verification",
                  "'https' verifies broker host names against their certificates; empty disables it.",
-                 empty_value_valid=True, overridable=False),
+                 empty_value_valid=True, overridable=False,
+                 kafka_key="ssl.endpoint.identification.algorithm", scope=CLUSTER),
     ]
 
 
@@ -313,80 +350,101 @@ CLUSTERS = ConfigType(names.CLUSTERS, "Clusters MirrorMaker 2 connects", [
              overridable=False),
 ] + _cluster_properties("source") + _cluster_properties("target"))
 
+# One value for the replication factor of every internal topic MM2 and its Connect workers create.
+_INTERNAL_TOPICS_RF_KEYS = ("heartbeats.topic.replication.factor", "checkpoints.topic.replication.factor",
+                            "offset-syncs.topic.replication.factor", "offset.storage.replication.factor",
+                            "config.storage.replication.factor", "status.storage.replication.factor")
+
 REPLICATION = ConfigType(names.REPLICATION, "Replication flows (simple mode) and behaviour", [
     Property("direction", "one-way", "Direction",
              "one-way: source -> target. active-active: both directions (needs the prefixed policy).",
              value_type="value-list", entries=[("one-way", "One-way"), ("active-active", "Active-active")],
              overridable=False),
     Property("topics", ".*", "Topics to replicate",
-             "Comma-separated Java regexes of source topics to mirror.", overridable=False),
+             "Comma-separated Java regexes of source topics to mirror.", overridable=False,
+             kafka_key="topics", scope=FLOW),
     Property("topics.exclude", ".*[\\-\\.]internal, .*\\.replica, __.*", "Topics to exclude",
              "Comma-separated Java regexes of topics never mirrored (topics.blacklist before Kafka 2.7).",
-             empty_value_valid=True, overridable=False),
+             empty_value_valid=True, overridable=False, kafka_key="topics.exclude", scope=FLOW),
     Property("groups", ".*", "Consumer groups to checkpoint",
              "Comma-separated Java regexes of consumer groups whose offsets are translated.",
-             overridable=False),
+             overridable=False, kafka_key="groups", scope=FLOW),
     Property("groups.exclude", "console-consumer-.*, connect-.*, __.*", "Groups to exclude",
              "Comma-separated Java regexes of groups never checkpointed.",
-             empty_value_valid=True, overridable=False),
+             empty_value_valid=True, overridable=False, kafka_key="groups.exclude", scope=FLOW),
     Property("sync.group.offsets.enabled", "false", "Sync consumer offsets",
              "Write translated offsets of idle consumer groups to the target (Kafka 2.7+), so "
-             "consumers can fail over without replaying.", value_type="boolean", overridable=False),
+             "consumers can fail over without replaying.", value_type="boolean", overridable=False,
+             kafka_key="sync.group.offsets.enabled", scope=FLOW, gate=versions.OFFSET_SYNC),
     Property("sync.group.offsets.interval.seconds", "60", "Offset sync interval",
              "How often translated group offsets are written.",
-             value_type="int", minimum="1", maximum="86400", unit="seconds", overridable=False),
+             value_type="int", minimum="1", maximum="86400", unit="seconds", overridable=False,
+             kafka_key="sync.group.offsets.interval.seconds", scope=FLOW, gate=versions.OFFSET_SYNC),
     Property("replication.policy", "prefixed", "Replication policy",
              "prefixed: topic t from cluster A becomes A.t (DefaultReplicationPolicy). identity: "
              "names are kept (IdentityReplicationPolicy, Kafka 3.0+, one-way only).",
              value_type="value-list", entries=[("prefixed", "Prefixed (A.topic)"),
                                                ("identity", "Identity (same name)")],
-             overridable=False),
+             overridable=False, kafka_key="replication.policy.class", scope=GLOBAL),
     Property("replication.policy.separator", ".", "Policy separator",
-             "Separator between the source alias and the topic name.", overridable=False),
-    Property("replication.factor", "3", "Mirrored topic replication factor",
-             "Replication factor of topics MM2 creates on the target (-1: broker default, Kafka 2.4+ brokers).",
-             value_type="int", minimum="-1", maximum="10", overridable=False),
-    Property("internal.topics.replication.factor", "3", "Internal topics replication factor",
-             "Replication factor of heartbeats, checkpoints, offset-syncs and MM2's Connect "
-             "offsets/configs/status topics.",
-             value_type="int", minimum="-1", maximum="10", overridable=False),
-    Property("tasks.max", "4", "Tasks per connector",
-             "Parallelism of each flow: at most the number of replicated partitions.",
-             value_type="int", minimum="1", maximum="1000", overridable=False),
+             "Separator between the source alias and the topic name.", overridable=False,
+             kafka_key="replication.policy.separator", scope=GLOBAL),
     Property("emit.heartbeats.interval.seconds", "5", "Heartbeat interval",
              "How often heartbeats are emitted (the heartbeat-gap alert relies on them).",
-             value_type="int", minimum="1", maximum="3600", unit="seconds", overridable=False),
+             value_type="int", minimum="1", maximum="3600", unit="seconds", overridable=False,
+             kafka_key="emit.heartbeats.interval.seconds", scope=FLOW),
     Property("emit.checkpoints.interval.seconds", "60", "Checkpoint interval",
              "How often consumer-group checkpoints are emitted.",
-             value_type="int", minimum="1", maximum="86400", unit="seconds", overridable=False),
+             value_type="int", minimum="1", maximum="86400", unit="seconds", overridable=False,
+             kafka_key="emit.checkpoints.interval.seconds", scope=FLOW),
     Property("refresh.topics.interval.seconds", "600", "Topic refresh interval",
              "How often new source topics matching the patterns are discovered.",
-             value_type="int", minimum="10", maximum="86400", unit="seconds", overridable=False),
+             value_type="int", minimum="10", maximum="86400", unit="seconds", overridable=False,
+             kafka_key="refresh.topics.interval.seconds", scope=FLOW),
     Property("refresh.groups.interval.seconds", "600", "Group refresh interval",
              "How often new consumer groups are discovered.",
-             value_type="int", minimum="10", maximum="86400", unit="seconds", overridable=False),
+             value_type="int", minimum="10", maximum="86400", unit="seconds", overridable=False,
+             kafka_key="refresh.groups.interval.seconds", scope=FLOW),
     Property("sync.topic.configs.enabled", "true", "Sync topic configs",
              "Copy topic configuration changes to mirrored topics.", value_type="boolean",
-             overridable=False),
+             overridable=False, kafka_key="sync.topic.configs.enabled", scope=FLOW),
     Property("sync.topic.acls.enabled", "false", "Sync topic ACLs",
              "Copy topic ACLs to the target. Turn on only when both clusters run an authorizer that serves "
              "Kafka's ACL API (authorizer.class.name: AclAuthorizer or StandardAuthorizer): without one MM2 "
              "logs an ERROR (SecurityDisabledException) at every ACL sync. Turned off when Ranger authorizes "
              "Kafka.",
              value_type="boolean", overridable=False,
-             depends_on=(("ranger-kafka-plugin-properties", "ranger-kafka-plugin-enabled"),)),
+             depends_on=(("ranger-kafka-plugin-properties", "ranger-kafka-plugin-enabled"),),
+             kafka_key="sync.topic.acls.enabled", scope=FLOW),
     Property("offset-syncs.topic.location", "source", "Offset-syncs topic location",
              "source (default) or target (MM2 needs only read access to the source; Kafka 3.0+).",
-             value_type="value-list", entries=_choices(("source", "target")), overridable=False),
+             value_type="value-list", entries=_choices(("source", "target")), overridable=False,
+             kafka_key="offset-syncs.topic.location", scope=FLOW, gate=versions.OFFSET_SYNCS_LOCATION),
+    Property("replication.factor", "3", "Mirrored topic replication factor",
+             "Replication factor of topics MM2 creates on the target (-1: broker default, Kafka 2.4+ brokers).",
+             value_type="int", minimum="-1", maximum="10", overridable=False,
+             kafka_key="replication.factor", scope=FLOW),
+    Property("internal.topics.replication.factor", "3", "Internal topics replication factor",
+             "Replication factor of heartbeats, checkpoints, offset-syncs and MM2's Connect "
+             "offsets/configs/status topics.",
+             value_type="int", minimum="-1", maximum="10", overridable=False,
+             kafka_key=_INTERNAL_TOPICS_RF_KEYS, scope=GLOBAL),
+    Property("tasks.max", "4", "Tasks per connector",
+             "Parallelism of each flow: at most the number of replicated partitions.",
+             value_type="int", minimum="1", maximum="1000", overridable=False, kafka_key="tasks.max", scope=FLOW),
     Property("offset.flush.interval.ms", "10000", "Offset flush interval",
              "How often MM2 commits its source positions; bounds the replay after a restart.",
-             value_type="int", minimum="1000", maximum="600000", unit="milliseconds", overridable=False),
+             value_type="int", minimum="1000", maximum="600000", unit="milliseconds", overridable=False,
+             kafka_key="offset.flush.interval.ms", scope=CLUSTER),
     Property("exactly.once.enabled", "false", "Exactly-once",
              "Transactional replication (Kafka 3.5+, needs internal REST and read_committed consumers).",
-             value_type="boolean", overridable=False),
+             value_type="boolean", overridable=False,
+             kafka_key=("exactly.once.source.support", "consumer.isolation.level"), scope=CLUSTER,
+             gate=versions.EXACTLY_ONCE),
     Property("secrets.config.provider.enabled", "false", "Keep secrets in a separate file",
              "Write passwords to a 0600 secrets file referenced through Kafka's FileConfigProvider "
-             "instead of the main properties file.", value_type="boolean", overridable=False),
+             "instead of the main properties file.", value_type="boolean", overridable=False,
+             kafka_key=("config.providers", "config.providers.file.class"), scope=GLOBAL),
     # The Verify Replication command (custom commands take no parameters from the UI).
     Property("verify.flows", "", "Verify: flows",
              "Flows the Verify Replication command checks, comma-separated SOURCE->TARGET "
@@ -432,7 +490,8 @@ DRIVER = ConfigType(names.DRIVER, "Per-host driver settings (use config groups)"
              empty_value_valid=True),
     Property("internal.rest.port", "8083", "Internal REST port",
              "Listener of MM2's internal REST server (Kafka 3.5+, several driver hosts).",
-             value_type="int", minimum="1024", maximum="65535"),
+             value_type="int", minimum="1024", maximum="65535",
+             kafka_key=("listeners", "rest.advertised.port"), scope=GLOBAL, gate=versions.INTERNAL_REST),
     Property("connect.group.id", "mm2-connect", "Connect group (connect mode)",
              "Connect mode: group.id of the worker; its internal topics on the target are <group>-configs.internal, "
              "<group>-offsets.internal and <group>-status.internal. Give each Ambari cluster writing into the "

@@ -25,6 +25,7 @@ from collections import OrderedDict
 
 from mm2_core.kafka import versions
 from mm2_core.config.problems import ConfigError, Problem
+from mm2_core.model import resolved
 
 WORKER_FILE = "connect-distributed.properties"
 SECRETS_FILE = "mm2-connect-secrets.properties"
@@ -149,11 +150,6 @@ def connector_base_config(raw, source, target, kind, version):
     return props
 
 
-def _flag(raw, pair, key, default):
-    value = raw.get("%s.%s" % (pair, key), raw.get(key, default))
-    return str(value).strip().lower() == "true"
-
-
 def served_target(topology, problems):
     """The one target this host's Connect worker serves (its internal topics live there), or None with a
     problem naming kafka-mm2-driver/target.clusters."""
@@ -188,6 +184,7 @@ def plan(properties, topology, hostname, rest_port, secrets_path, group_id=GROUP
     if problems:
         raise ConfigError(problems)
     raw = OrderedDict(properties)
+    answers = resolved.resolve(topology)
     worker = _worker(raw, target, version, rest_port, group_id)
     connectors = OrderedDict()
     flows = []
@@ -199,8 +196,7 @@ def plan(properties, topology, hostname, rest_port, secrets_path, group_id=GROUP
             config = connector_base_config(raw, flow.source, target, kind, version)
             config["name"] = connector_name(flow.name, kind)
             connectors[config["name"]] = config
-        reverse = "%s->%s" % (target, flow.source)
-        if _flag(raw, reverse, "emit.heartbeats.enabled", "true"):
+        if answers.emits_heartbeats(target, flow.source):
             config = connector_base_config(raw, target, flow.source, HEARTBEAT, version)
             config["name"] = connector_name(flow.name, HEARTBEAT)
             # the worker's producer writes into the Connect cluster (the target): heartbeats must land in the source

@@ -452,11 +452,44 @@ def keys_defined(version, scope=None):
                   if info.defined_in(version) and (scope is None or info.scope == scope))
 
 
+# Keys Kafka renamed, in the spirit of its ConfigUtils.translateDeprecatedConfigs (MirrorSourceConfig,
+# MirrorCheckpointConfig): (new name, old name, the feature that brings the new name, the feature that
+# keeps the old one). The one table the renderer, keycheck and the parsers translate keys by.
+RENAMED_KEYS = (
+    ("topics.exclude", "topics.blacklist", EXCLUDE_KEYS, BLACKLIST_KEYS),
+    ("groups.exclude", "groups.blacklist", EXCLUDE_KEYS, BLACKLIST_KEYS),
+    ("config.properties.exclude", "config.properties.blacklist", EXCLUDE_KEYS, BLACKLIST_KEYS),
+)
+
+
+class Rename(object):
+    """One row of RENAMED_KEYS."""
+
+    def __init__(self, new, old, new_feature, old_feature):
+        self.new, self.old, self.new_feature, self.old_feature = new, old, new_feature, old_feature
+
+    @property
+    def new_line(self):
+        """The release line that brought the new name ('2.7')."""
+        return feature_first(self.new_feature).line
+
+    def name_in(self, version):
+        """The name this version reads: the new one once it exists, else the old one."""
+        return self.new if supports(version, self.new_feature) else self.old
+
+
+_RENAMES = dict((name, Rename(*row)) for row in RENAMED_KEYS for name in row[:2])
+
+
+def rename_of(key):
+    """The Rename row naming ``key`` (by its new or its old name), or None."""
+    return _RENAMES.get(key)
+
+
 def renamed_key(version, key):
-    """The name the version uses for an include/exclude key: *.blacklist before 2.7, *.exclude after."""
-    if key.endswith(".exclude") and not supports(version, EXCLUDE_KEYS):
-        return key[:-len(".exclude")] + ".blacklist"
-    return key
+    """The name the version reads for ``key`` (either name of a renamed key); other keys unchanged."""
+    rename = _RENAMES.get(key)
+    return key if rename is None else rename.name_in(version)
 
 
 def java_major_required(version):

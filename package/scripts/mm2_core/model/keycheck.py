@@ -38,14 +38,16 @@ def _not_in_version(version, info, key):
 
 
 def _replacement_hint(name):
-    if name.endswith(".blacklist"):
-        return " Use %s.exclude instead" % name[:-len(".blacklist")]
+    rename = versions.rename_of(name)
+    if rename is not None and rename.old == name:
+        return " Use %s instead" % rename.new
     return " Remove it"
 
 
 def _older_name_hint(name):
-    if name.endswith(".exclude"):
-        return " (before Kafka 2.7 it is called %s.blacklist)" % name[:-len(".exclude")]
+    rename = versions.rename_of(name)
+    if rename is not None and rename.new == name:
+        return " (before Kafka %s it is called %s)" % (rename.new_line, rename.old)
     return ""
 
 
@@ -290,27 +292,22 @@ def value_findings(version, key, value, aliases):
     return [found] if found else []
 
 
-# Filter lists Kafka renamed in 2.7 (KIP-629): <base>.blacklist -> <base>.exclude (blacklist gone in 4.0).
-RENAMED_LIST_BASES = ("topics", "groups", "config.properties")
-
-
 def translated_key(version, key, aliases):
-    """(key as this Kafka version names it, message) for a renamed filter key; (key, None) otherwise.
+    """(key as this Kafka version names it, message) for a renamed key (versions.RENAMED_KEYS); (key, None)
+    otherwise.
 
-    MM2 2.7-3.9 reads both names but the new one wins, and the renderer always writes the new
-    one, so an old name left as written would be shadowed: it is translated instead.
+    MM2 2.7-3.9 reads both names of the filter lists but the new one wins, and the renderer always writes
+    the version's name, so an old name left as written would be shadowed: it is translated instead.
     """
     scope, owner, rest = split_key(key, aliases)
     name = rest if scope == "flow" else key if scope == "top" else None
-    if name is None:
+    rename = versions.rename_of(name) if name is not None else None
+    if rename is None:
         return key, None
-    for base in RENAMED_LIST_BASES:
-        if name in (base + ".blacklist", base + ".exclude"):
-            wanted = versions.renamed_key(version, base + ".exclude")
-            if wanted == name:
-                return key, None
-            new_key = key[:len(key) - len(name)] + wanted
-            return new_key, ("'%s' is the %s name of %s in Kafka %s; it is written as %s"
-                             % (key, "pre-2.7" if name.endswith(".blacklist") else "2.7+", wanted, version,
-                                new_key))
-    return key, None
+    wanted = rename.name_in(version)
+    if wanted == name:
+        return key, None
+    new_key = key[:len(key) - len(name)] + wanted
+    return new_key, ("'%s' is the %s name of %s in Kafka %s; it is written as %s"
+                     % (key, "pre-%s" % rename.new_line if name == rename.old else "%s+" % rename.new_line,
+                        wanted, version, new_key))

@@ -11,12 +11,17 @@ can come from, and this module ranks them once, in that spirit:
 5. MirrorMaker 2's default.
 
 ``resolve(topo)`` answers for every enabled flow: replication policy and separator, the heartbeat,
-checkpoint and offset-sync flags, and which herder pairs exist (a pair that is no flow still gets a
-herder when it emits heartbeats, KAFKA-10710). The renderer, the advisor's placement checks, the agent
-and the alerts read these answers; none of them ranks the places again.
+checkpoint and offset-sync flags, the replication settings as this Kafka version names and reads them
+(``FlowSettings.values``, and ``entries``: the ``<src>-><tgt>.K`` keys where the flow differs from the
+top level), the cluster-level settings of each cluster (``cluster_entries``), the top-level ones
+(``settings``), and which herder pairs exist (a pair that is no flow still gets a herder when it emits
+heartbeats, KAFKA-10710). The renderer writes these answers as they are; the advisor's placement checks,
+the agent and the alerts read them too; none of them ranks the places again.
 """
-from mm2_core.config.config_values import parse_bool
+from mm2_core.config import names, schema
+from mm2_core.config.config_values import parse_bool, parse_int, text
 from mm2_core.kafka import replication_policy, versions
+from mm2_core.model.topology import BOOLEAN_SETTINGS, FLOW_SETTINGS, INT_SETTINGS
 
 EMIT_HEARTBEATS = "emit.heartbeats.enabled"
 HEARTBEATS_REPLICATION = "heartbeats.replication.enabled"
@@ -26,35 +31,112 @@ EMIT_OFFSET_SYNCS = "emit.offset-syncs.enabled"
 POLICY_CLASS = "replication.policy.class"
 SEPARATOR = "replication.policy.separator"
 
-# MM2's defaults of the flags (MirrorConnectorConfig and its subclasses), and the feature gate of the
-# versions that read each one (older versions ignore the key, so its default holds).
-FLAG_DEFAULTS = {EMIT_HEARTBEATS: (True, None), HEARTBEATS_REPLICATION: (True, versions.HEARTBEATS_REPLICATION),
-                 EMIT_CHECKPOINTS: (True, None), SYNC_GROUP_OFFSETS: (False, versions.OFFSET_SYNC),
-                 EMIT_OFFSET_SYNCS: (True, versions.EMIT_OFFSET_SYNCS)}
+# MM2's defaults of the flags (MirrorConnectorConfig and its subclasses). A version whose key table does
+# not define a flag ignores the key, so its default holds there.
+FLAG_DEFAULTS = {EMIT_HEARTBEATS: True, HEARTBEATS_REPLICATION: True, EMIT_CHECKPOINTS: True,
+                 SYNC_GROUP_OFFSETS: False, EMIT_OFFSET_SYNCS: True}
+
+# Where the clients of one flow take the cluster-level <alias>.<kind>.* overrides from, before Kafka 2.8.
+_LEGACY_CLIENT_PLAN = (("source", "consumer", "consumer."), ("source", "producer", "producer."),
+                       ("source", "admin", "source.admin."), ("target", "admin", "target.admin."))
+
+
+class Entry(object):
+    """One key MM2 reads, the value it gets and where the value came from ((config_type, property))."""
+    __slots__ = ("key", "value", "origin")
+
+    def __init__(self, key, value, origin):
+        self.key, self.value, self.origin = key, value, origin
+
+    def __repr__(self):
+        return "Entry(%r, %r)" % (self.key, self.value)
 
 
 def _given(value):
     return value is not None and value != ""
 
 
+def setting_keys(version):
+    """{kafka-mm2-replication setting: the key it has in this Kafka version (schema.Property's kafka_key under
+    the version's name), or None when the version does not read it (the property's gate)}."""
+    found = _SETTING_KEYS.get(str(version))
+    if found is None:
+        found = _SETTING_KEYS[str(version)] = dict(
+            (p.name, versions.renamed_key(version, p.kafka_key) if p.read_by(version) else None)
+            for p in schema.REPLICATION.properties if p.kafka_key is not None)
+    return found
+
+
+_SETTING_KEYS = {}   # version -> setting_keys(version): a handful of versions per process
+
+
+def setting_key(version, name):
+    """The key of one kafka-mm2-replication setting in this Kafka version (None: the version does not read it)."""
+    return setting_keys(version)[name]
+
+
+def kafka_value(name, value):
+    """A setting's value in Kafka's form (booleans true/false, whole numbers without padding)."""
+    if name in BOOLEAN_SETTINGS:
+        return "true" if parse_bool(value) else "false"
+    if name in INT_SETTINGS:
+        number = parse_int(value)
+        return str(number) if number is not None else text(value)
+    return text(value)
+
+
+def setting_value(topo, name, value):
+    """A setting's value as MM2 gets it: Kafka's form, Ranger's ACL rule applied."""
+    if name == "sync.topic.acls.enabled" and topo.ranger:
+        value = "false"   # Ranger authorizes Kafka: MM2's ACL sync would only log errors
+    return kafka_value(name, value)
+
+
+def _flow_setting_names():
+    """{Kafka key (every name it had): the flow-scoped kafka-mm2-replication setting that sets it}."""
+    found = {}
+    for prop in schema.REPLICATION.properties:
+        if prop.scope == schema.FLOW:
+            rename = versions.rename_of(prop.kafka_key)
+            for key in (rename.new, rename.old) if rename is not None else (prop.kafka_key,):
+                found[key] = prop.name
+    return found
+
+
+_SETTING_OF_KEY = _flow_setting_names()
+
+
 def pair_value(topo, source, target, key, flow=None):
     """The value MM2 uses for ``key`` of the pair source->target (None: MM2's default), by the one
-    precedence of this module."""
-    name = "%s->%s" % (source, target)
-    candidates = [topo.custom.get("%s.%s" % (name, key))]
-    if flow is not None:
-        candidates += [flow.overrides.get(key), flow.settings.get(key)]
-    candidates += [topo.custom.get(key), topo.settings.get(key)]
-    for value in candidates:
-        if _given(value):
-            return value
-    return None
+    precedence of this module: what the user wrote for the pair (custom ``A->B.K``, the flow's YAML
+    ``config:``), the flow's own setting, custom ``K``, the global setting (both in Kafka's form)."""
+    pair_key = "%s->%s.%s" % (source, target, key)
+    if pair_key in topo.custom:      # written as it is, even empty (an empty list is a value)
+        return topo.custom[pair_key]
+    if flow is not None and key in flow.overrides:
+        return flow.overrides[key]
+    name = _SETTING_OF_KEY.get(key)
+    if flow is not None and name in flow.settings:
+        return setting_value(topo, name, flow.settings[name])
+    if key in topo.custom:
+        return topo.custom[key]
+    if name is not None:
+        return setting_value(topo, name, topo.settings.get(name))
+    value = topo.settings.get(key)
+    return value if _given(value) else None
+
+
+def flow_value(topo, flow, name):
+    """The value MM2 uses for ``flow`` of the kafka-mm2-replication setting ``name`` (None: this Kafka
+    version does not read it)."""
+    key = setting_key(topo.version, name)
+    return None if key is None else pair_value(topo, flow.source, flow.target, key, flow)
 
 
 def pair_flag(topo, source, target, key, flow=None):
     """A boolean flag of the pair as this Kafka version reads it."""
-    default, gate = FLAG_DEFAULTS[key]
-    if gate is not None and not versions.supports(topo.version, gate):
+    default = FLAG_DEFAULTS[key]
+    if not versions.key_defined(topo.version, key):
         return default
     value = parse_bool(pair_value(topo, source, target, key, flow))
     return default if value is None else value
@@ -65,6 +147,7 @@ class FlowSettings(object):
 
     def __init__(self, topo, flow):
         self.flow = flow
+        self.version = topo.version
         self.source = flow.source
         self.target = flow.target
         self.name = flow.name
@@ -82,6 +165,26 @@ class FlowSettings(object):
         self.checkpoints = flags[EMIT_CHECKPOINTS]
         self.sync_group_offsets = flags[SYNC_GROUP_OFFSETS]
         self.offset_syncs = flags[EMIT_OFFSET_SYNCS]
+        # the replication settings this version reads: {Kafka key: the value MM2 uses for this flow}
+        keys = setting_keys(topo.version)
+        self.values = dict((keys[name], pair_value(topo, flow.source, flow.target, keys[name], flow))
+                           for name in FLOW_SETTINGS if keys[name] is not None)
+        # the flow's own settings, written as <src>-><tgt>.K where they differ from the global value as
+        # declared (before Ranger's rule); MM2 reads the top-level K otherwise
+        self.entries = []
+        for name, value in flow.settings.items():
+            key = keys[name]
+            value = setting_value(topo, name, value)
+            if key is not None and value != kafka_value(name, topo.settings.get(name)):
+                self.entries.append(Entry("%s.%s" % (flow.name, key), value,
+                                          (flow.origin[0], "%s.%s" % (flow.origin[1], name))))
+        self.client_entries = [] if versions.supports(topo.version, versions.CLUSTER_CLIENT_OVERRIDES) \
+            else _legacy_client_entries(topo, flow)
+
+    def setting(self, name):
+        """The value MM2 uses for this flow of the kafka-mm2-replication setting ``name`` (None: this
+        Kafka version does not read it)."""
+        return self.values.get(setting_key(self.version, name))
 
     @property
     def identity(self):
@@ -91,19 +194,101 @@ class FlowSettings(object):
         return "FlowSettings(%r)" % self.name
 
 
+def _cluster_client_items(topo, alias, kind):
+    """(setting, value, origin) of a cluster's <alias>.<kind>.* overrides: YAML and custom properties."""
+    items = []
+    cluster = topo.clusters[alias]
+    for key, value in cluster.client_overrides(kind).items():
+        items.append((key, value, cluster.where("%s.%s" % (kind, key))))
+    prefix = "%s.%s." % (alias, kind)
+    for key, value in topo.custom.items():
+        if key.startswith(prefix):
+            items.append((key[len(prefix):], value, (names.CUSTOM, key)))
+    return items
+
+
+def _legacy_client_entries(topo, flow):
+    """Before 2.8 A.consumer.* / A.admin.* did not reach the replication clients: they hold per flow
+    (the flow-level consumer./producer./source.admin./target.admin. prefixes work on every version)."""
+    if flow.source not in topo.clusters or flow.target not in topo.clusters:
+        return []
+    entries = []
+    for role, kind, flow_prefix in _LEGACY_CLIENT_PLAN:
+        alias = flow.source if role == "source" else flow.target
+        for key, value, origin in _cluster_client_items(topo, alias, kind):
+            rest = flow_prefix + key
+            full = "%s.%s" % (flow.name, rest)
+            if rest in flow.overrides or full in topo.custom:
+                continue
+            entries.append(Entry(full, value, origin))
+    return entries
+
+
 class Resolved(object):
     """The answers of resolve(): ``flows`` (FlowSettings of the enabled flows, in order),
-    ``driver_targets`` (the aliases this host passes as --clusters, [] for all), ``emits_heartbeats``."""
+    ``settings`` (the top-level entries), ``cluster_entries(alias)``, ``driver_targets`` (the aliases this
+    host passes as --clusters, [] for all), ``emits_heartbeats``, and the version-gated features the
+    configuration turns on (``exactly_once``, ``secrets_provider``, ``internal_rest``)."""
 
     def __init__(self, topo):
         self.topology = topo
-        self.version = topo.version
+        self.version = version = topo.version
+        self.exactly_once = topo.exactly_once and schema.REPLICATION["exactly.once.enabled"].read_by(version)
+        self.secrets_provider = topo.secrets_provider
+        self.internal_rest = schema.DRIVER["internal.rest.port"].read_by(version)
+        self.settings = self._top_entries(topo)
         self.flows = [FlowSettings(topo, flow) for flow in topo.enabled_flows]
         self.by_name = dict((f.name, f) for f in self.flows)
         self.driver_targets = list(topo.driver_targets)
 
+    def _top_entries(self, topo):
+        origins, R = topo.setting_origins, names.REPLICATION
+        entries = [Entry(POLICY_CLASS, replication_policy.POLICY_CLASSES[topo.policy],
+                         origins.get("replication.policy", (R, "replication.policy"))),
+                   Entry(SEPARATOR, topo.separator, origins.get(SEPARATOR, (R, SEPARATOR)))]
+        if topo.separator != "." and versions.supports(self.version, versions.INTERNAL_TOPIC_SEPARATOR):
+            # Pin KIP-949's default so internal topic names cannot change under an upgrade.
+            entries.append(Entry("replication.policy.internal.topic.separator.enabled", "true", origins.get(SEPARATOR)))
+        for name in FLOW_SETTINGS:
+            key = setting_key(self.version, name)
+            if key is not None:
+                entries.append(Entry(key, setting_value(topo, name, topo.settings.get(name)),
+                                     origins.get(name, (R, name))))
+        internal_rf = topo.settings.get("internal.topics.replication.factor")
+        for key in schema.REPLICATION["internal.topics.replication.factor"].kafka_keys:
+            entries.append(Entry(key, internal_rf, origins.get("internal.topics.replication.factor")))
+        return entries
+
     def flow(self, name):
         return self.by_name.get(name)
+
+    def providers(self):
+        """config.providers with Kafka's FileConfigProvider first (the secrets file), then the custom ones."""
+        custom = self.topology.custom.get("config.providers", "")
+        listed = [n.strip() for n in custom.split(",") if n.strip()]
+        if "file" not in listed:
+            listed.insert(0, "file")
+        return ",".join(listed)
+
+    def cluster_entries(self, alias):
+        """Settings MM2 reads per cluster <alias>.K beyond its connection and client overrides."""
+        topo, version = self.topology, self.version
+        origins = topo.setting_origins
+        # Worker setting MM2 ignores at the top level: each herder targeting this cluster reads it here.
+        entries = [Entry(alias + ".offset.flush.interval.ms", topo.settings.get("offset.flush.interval.ms"),
+                         origins.get("offset.flush.interval.ms", (names.REPLICATION, "offset.flush.interval.ms")))]
+        if self.exactly_once:
+            origin = origins.get("exactly.once.enabled")
+            if alias in topo.targets():
+                entries.append(Entry(alias + ".exactly.once.source.support", "enabled", origin))
+            if alias in topo.sources():
+                entries.append(Entry(alias + ".consumer.isolation.level", "read_committed", origin))
+        if self.secrets_provider and versions.supports(version, versions.CONFIG_PROVIDERS_WORKER_BUG):
+            # KAFKA-17192: 3.5.0-3.8.0 drop the top-level config.providers from worker configs, so
+            # ${file:...} in connector configs would stay unresolved; the cluster-level copy reaches them.
+            entries.append(Entry(alias + ".config.providers", self.providers(),
+                                 origins.get("secrets.config.provider.enabled")))
+        return entries
 
     def emits_heartbeats(self, source, target):
         """Does the herder source->target run a heartbeat connector (a pair that is no flow included)?"""

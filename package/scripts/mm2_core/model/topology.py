@@ -10,7 +10,7 @@ from collections import OrderedDict
 from mm2_core.config import names, schema
 from mm2_core.config.config_values import parse_bool
 from mm2_core.config.problems import ERROR
-from mm2_core.kafka import replication_policy
+from mm2_core.kafka import replication_policy, versions
 
 CLUSTERS_T, REPLICATION_T, TOPOLOGY_T, CUSTOM_T, ENV_T, DRIVER_T = (
     names.CLUSTERS, names.REPLICATION, names.TOPOLOGY, names.CUSTOM, names.ENV, names.DRIVER)
@@ -28,26 +28,23 @@ ANY_REF_RE = re.compile(r"\$\{[^}]*\}")
 
 POLICY_CLASSES = replication_policy.POLICY_CLASSES
 
-# Connection fields of one cluster (simple mode: "<role>.<field>"; YAML: "clusters.<alias>.<field>").
-CONNECTION_FIELDS = ("bootstrap.servers", "security.protocol", "sasl.mechanism", "sasl.kerberos.service.name",
-                     "sasl.kerberos.principal", "sasl.kerberos.keytab", "sasl.username", "sasl.password",
-                     "sasl.jaas.config", "ssl.truststore.location", "ssl.truststore.type",
-                     "ssl.truststore.password", "ssl.keystore.location", "ssl.keystore.type",
-                     "ssl.keystore.password", "ssl.key.password", "ssl.endpoint.identification.algorithm")
+# Connection fields of one cluster (simple mode: "<role>.<field>"; YAML: "clusters.<alias>.<field>"): the
+# cluster-scoped properties of kafka-mm2-clusters, and in the YAML also a whole JAAS line.
+CONNECTION_FIELDS = tuple(p.name[len("source."):] for p in schema.CLUSTERS.properties
+                          if p.name.startswith("source.") and p.scope == schema.CLUSTER) + ("sasl.jaas.config",)
 CLIENT_SECTIONS = ("producer", "consumer", "admin")
 CLUSTER_YAML_FIELDS = CONNECTION_FIELDS + CLIENT_SECTIONS + ("config",)
 
-# Replication settings that may differ per flow (rendered as <src>-><tgt>.<key> when they do).
-FLOW_SETTINGS = ("topics", "topics.exclude", "groups", "groups.exclude", "sync.group.offsets.enabled",
-                 "sync.group.offsets.interval.seconds", "emit.checkpoints.interval.seconds",
-                 "emit.heartbeats.interval.seconds", "refresh.topics.interval.seconds",
-                 "refresh.groups.interval.seconds", "sync.topic.configs.enabled", "sync.topic.acls.enabled",
-                 "offset-syncs.topic.location", "replication.factor", "tasks.max")
+# Replication settings that may differ per flow (the FLOW-scoped properties of kafka-mm2-replication, rendered
+# at the top level in this order, and as <src>-><tgt>.<key> where a flow differs).
+FLOW_SETTINGS = tuple(p.name for p in schema.REPLICATION.properties if p.scope == schema.FLOW)
 FLOW_YAML_FIELDS = ("source", "target", "enabled", "config") + FLOW_SETTINGS
 GLOBAL_SETTINGS = tuple(p.name for p in schema.REPLICATION.properties)
 BOOLEAN_SETTINGS = tuple(p.name for p in schema.REPLICATION.properties if p.value_type == "boolean")
 INT_SETTINGS = tuple(p.name for p in schema.REPLICATION.properties if p.value_type == "int")
-LIST_SETTINGS = ("topics", "topics.exclude", "groups", "groups.exclude")
+# Settings whose Kafka key is a LIST (the YAML takes them as a list too).
+LIST_SETTINGS = tuple(name for name in FLOW_SETTINGS
+                      if versions.KEY_TYPES.get(schema.REPLICATION[name].kafka_key, ("",))[0] == "LIST")
 TOP_LEVEL_YAML = ("clusters", "flows", "settings", "deployment")
 
 HEARTBEAT_WARN_SECONDS = 60
@@ -187,11 +184,6 @@ class Topology(object):
             if flow.source == source and flow.target == target:
                 return flow
         return None
-
-    def flow_setting(self, flow, name):
-        if name in flow.settings:
-            return flow.settings[name]
-        return self.settings.get(name)
 
     def mirrored_topic(self, flow, topic):
         """Name of source topic ``topic`` on the target of ``flow`` under the replication policy."""

@@ -9,6 +9,9 @@ exactly what was meant.
 File modes: a file holding a secret (password, JAAS config, PEM key) is 0600; a file without
 one is 0640 (owner mm2, group hadoop, readable by the alert scripts).
 
+Every setting of a flow, of a cluster and of the top level comes from the resolved model
+(mm2_core.model.resolved: one precedence, the keys as the version names them, the version's gates); this
+module adds each cluster's connection and JAAS line, the custom keys and the secrets file, and writes.
 What version-aware rendering does (see docs/design.md and the README's configuration section):
 - include/exclude: ``*.blacklist`` before 2.7, ``*.exclude`` from 2.7 (4.x has no blacklist keys);
 - per-cluster client overrides before 2.8 are also written per flow (``A->B.consumer.*``,
@@ -22,12 +25,12 @@ import os
 from collections import OrderedDict
 
 from mm2_core.config import names
-from mm2_core.config.config_values import parse_bool, parse_int, text
+from mm2_core.config.config_values import text
 from mm2_core.config.problems import ERROR, ConfigError, problem as Problem, without_shadowed_warnings
 from mm2_core.formats import javaprops
 from mm2_core.kafka import versions
-from mm2_core.model import keycheck, parse
-from mm2_core.model.topology import BOOLEAN_SETTINGS, CLIENT_SECTIONS, INT_SETTINGS, POLICY_CLASSES
+from mm2_core.model import keycheck, parse, resolved
+from mm2_core.model.topology import CLIENT_SECTIONS
 
 PROPERTIES_FILE = "connect-mirror-maker.properties"
 SECRETS_FILE = "mm2-secrets.properties"
@@ -41,15 +44,6 @@ LOGIN_MODULES = {
     "SCRAM-SHA-512": "org.apache.kafka.common.security.scram.ScramLoginModule",
 }
 
-# Simple/advanced settings written once at the top level, in this order (kafka-mm2-replication names).
-_TOP_SETTINGS = ("topics", "topics.exclude", "groups", "groups.exclude", "sync.group.offsets.enabled",
-                 "sync.group.offsets.interval.seconds", "emit.heartbeats.interval.seconds",
-                 "emit.checkpoints.interval.seconds", "refresh.topics.interval.seconds",
-                 "refresh.groups.interval.seconds", "sync.topic.configs.enabled", "sync.topic.acls.enabled",
-                 "offset-syncs.topic.location", "replication.factor", "tasks.max")
-_INTERNAL_RF_KEYS = ("heartbeats.topic.replication.factor", "checkpoints.topic.replication.factor",
-                     "offset-syncs.topic.replication.factor", "offset.storage.replication.factor",
-                     "config.storage.replication.factor", "status.storage.replication.factor")
 # Custom keys that may replace a rendered value (documented): the two-step exactly-once upgrade.
 _OVERRIDABLE_SUFFIXES = (".exactly.once.source.support",)
 
@@ -125,16 +119,17 @@ def render_mm2(configurations, kafka_version, hostname, conf_dir, local_kafka=No
 
 def render_topology(topology, hostname, conf_dir):
     """Rendering of a parsed and validated Topology (its only input); raises ConfigError."""
-    builder, problems = _render_entries(topology, hostname)
+    answers = resolved.resolve(topology)
+    builder, problems = _render_entries(answers, hostname)
     errors = [p for p in problems if p.level == ERROR]
     if errors:
         raise ConfigError(without_shadowed_warnings(list(topology.problems) + problems))
-    return _finish(topology, builder, hostname, conf_dir, list(topology.problems) + problems)
+    return _finish(answers, builder, hostname, conf_dir, list(topology.problems) + problems)
 
 
 def check_rendering(topology, hostname):
     """Problems rendering would report (used by validate)."""
-    _, problems = _render_entries(topology, hostname)
+    _, problems = _render_entries(resolved.resolve(topology), hostname)
     return problems
 
 
@@ -164,38 +159,23 @@ def _unique(problems):
 
 # ---------------------------------------------------------------------------------------------
 
-def _render_entries(topo, hostname):
-    version = topo.version
+def _render_entries(answers, hostname):
+    """The entries of the main file, in order: what the resolved model says, and how this host connects."""
+    topo = answers.topology
     out = _Builder()
     problems = []
-    R = names.REPLICATION
     out.put("clusters", ", ".join(topo.aliases), (names.CLUSTERS, "topology.mode"))
     for cluster in topo.clusters.values():
-        _cluster_entries(out, topo, cluster, hostname)
+        _cluster_entries(out, topo, answers, cluster, hostname)
+    flows = iter(answers.flows)
     for flow in topo.flows:
-        _flow_entries(out, topo, flow)
+        out.comment("flow %s" % flow.name)
+        out.put(flow.name + ".enabled", "true" if flow.enabled else "false", flow.origin)
+        if flow.enabled:
+            _flow_entries(out, flow, next(flows))
     out.comment("replication settings of every flow (a flow's own values are above)")
-    out.put("replication.policy.class", POLICY_CLASSES[topo.policy],
-            topo.setting_origins.get("replication.policy", (R, "replication.policy")))
-    out.put("replication.policy.separator", topo.separator,
-            topo.setting_origins.get("replication.policy.separator", (R, "replication.policy.separator")))
-    if topo.separator != "." and versions.supports(version, versions.INTERNAL_TOPIC_SEPARATOR):
-        # Pin KIP-949's default so internal topic names cannot change under an upgrade.
-        out.put("replication.policy.internal.topic.separator.enabled", "true",
-                topo.setting_origins.get("replication.policy.separator"))
-    for name in _TOP_SETTINGS:
-        value = topo.settings.get(name)
-        key = _setting_key(version, name)
-        if key is None:
-            continue
-        if name == "sync.topic.acls.enabled" and topo.ranger:
-            value = "false"
-        out.put(key, _normalise(name, value), topo.setting_origins.get(name, (R, name)))
-    internal_rf = topo.settings.get("internal.topics.replication.factor")
-    for key in _INTERNAL_RF_KEYS:
-        out.put(key, internal_rf, topo.setting_origins.get("internal.topics.replication.factor"))
-    internal_rest = versions.supports(version, versions.INTERNAL_REST)
-    if internal_rest:
+    _put_all(out, answers.settings)
+    if answers.internal_rest:
         out.comment("internal REST server of this host (KIP-710): lets several MM2 hosts share the work")
         port = topo.internal_rest_port
         origin = (names.DRIVER, "internal.rest.port")
@@ -203,44 +183,22 @@ def _render_entries(topo, hostname):
         out.put("listeners", "http://%s:%s" % (hostname, port), origin)
         out.put("rest.advertised.host.name", hostname, origin)
         out.put("rest.advertised.port", port, origin)
-    if topo.secrets_provider:
+    if answers.secrets_provider:
         origin = topo.setting_origins.get("secrets.config.provider.enabled")
         out.comment("secrets are read from %s through Kafka's FileConfigProvider" % SECRETS_FILE)
-        out.put("config.providers", _providers_list(topo), origin)
+        out.put("config.providers", answers.providers(), origin)
         out.put("config.providers.file.class", FILE_PROVIDER_CLASS, origin)
-    _custom_entries(out, topo, problems)
+    _custom_entries(out, answers, problems)
     _final_key_check(out, topo, problems)
     return out, problems
 
 
-def _setting_key(version, name):
-    """Key a replication setting has in this version, or None when the version has no such key."""
-    if name in ("sync.group.offsets.enabled", "sync.group.offsets.interval.seconds"):
-        return name if versions.supports(version, versions.OFFSET_SYNC) else None
-    if name == "offset-syncs.topic.location":
-        return name if versions.supports(version, versions.OFFSET_SYNCS_LOCATION) else None
-    return versions.renamed_key(version, name)
+def _put_all(out, entries):
+    for entry in entries:
+        out.put(entry.key, entry.value, entry.origin)
 
 
-def _normalise(name, value):
-    if name in BOOLEAN_SETTINGS:
-        return "true" if parse_bool(value) else "false"
-    if name in INT_SETTINGS:
-        number = parse_int(value)
-        return str(number) if number is not None else text(value)
-    return text(value)
-
-
-def _providers_list(topo):
-    custom = topo.custom.get("config.providers", "")
-    names_ = [n.strip() for n in custom.split(",") if n.strip()]
-    if "file" not in names_:
-        names_.insert(0, "file")
-    return ",".join(names_)
-
-
-def _cluster_entries(out, topo, cluster, hostname):
-    version = topo.version
+def _cluster_entries(out, topo, answers, cluster, hostname):
     alias = cluster.alias
     conn = cluster.connection
     protocol = conn.get("security.protocol") or "PLAINTEXT"
@@ -277,21 +235,7 @@ def _cluster_entries(out, topo, cluster, hostname):
     for kind in CLIENT_SECTIONS:
         for key, value in cluster.client_overrides(kind).items():
             out.put("%s.%s.%s" % (alias, kind, key), value, cluster.where("%s.%s" % (kind, key)))
-    # Worker setting MM2 ignores at the top level: each herder targeting this cluster reads it here.
-    flush = topo.settings.get("offset.flush.interval.ms")
-    out.put(alias + ".offset.flush.interval.ms", flush,
-            topo.setting_origins.get("offset.flush.interval.ms", (names.REPLICATION, "offset.flush.interval.ms")))
-    if topo.exactly_once and versions.supports(version, versions.EXACTLY_ONCE):
-        origin = topo.setting_origins.get("exactly.once.enabled")
-        if alias in topo.targets():
-            out.put(alias + ".exactly.once.source.support", "enabled", origin)
-        if alias in topo.sources():
-            out.put(alias + ".consumer.isolation.level", "read_committed", origin)
-    if topo.secrets_provider and versions.supports(version, versions.CONFIG_PROVIDERS_WORKER_BUG):
-        # KAFKA-17192: 3.5.0-3.8.0 drop the top-level config.providers from worker configs, so
-        # ${file:...} in connector configs would stay unresolved; the cluster-level copy reaches them.
-        out.put(alias + ".config.providers", _providers_list(topo),
-                topo.setting_origins.get("secrets.config.provider.enabled"))
+    _put_all(out, answers.cluster_entries(alias))
     for key, value in cluster.extra.items():
         out.put("%s.%s" % (alias, key), value, cluster.where("config.%s" % key))
 
@@ -312,67 +256,24 @@ def _jaas_quote(value):
     return value.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def _flow_entries(out, topo, flow):
-    version = topo.version
-    prefix = flow.name + "."
-    out.comment("flow %s" % flow.name)
-    out.put(prefix + "enabled", "true" if flow.enabled else "false", flow.origin)
-    if not flow.enabled:
-        return
-    for name, value in flow.settings.items():
-        key = _setting_key(version, name)
-        if key is None:
-            continue
-        if name == "sync.topic.acls.enabled" and topo.ranger:
-            value = "false"
-        normalised = _normalise(name, value)
-        if normalised != _normalise(name, topo.settings.get(name)):
-            out.put(prefix + key, normalised, (flow.origin[0], "%s.%s" % (flow.origin[1], name)))
+def _flow_entries(out, flow, settings):
+    """An enabled flow's own entries: where its settings differ from the top level, its YAML
+    ``config:`` keys, and (before Kafka 2.8) the cluster client overrides it must repeat."""
+    _put_all(out, settings.entries)
     for key, value in flow.overrides.items():
-        out.put(prefix + key, value, (flow.origin[0], "%s.config.%s" % (flow.origin[1], key)))
-    if not versions.supports(version, versions.CLUSTER_CLIENT_OVERRIDES):
-        _legacy_client_overrides(out, topo, flow)
+        out.put(flow.name + "." + key, value, (flow.origin[0], "%s.config.%s" % (flow.origin[1], key)))
+    if settings.client_entries:
+        out.comment("cluster client overrides repeated for this flow (Kafka < 2.8 ignores them per cluster)")
+        _put_all(out, settings.client_entries)
 
 
-def _cluster_client_items(topo, alias, kind):
-    """(setting, value, origin) of a cluster's <alias>.<kind>.* overrides: YAML and custom properties."""
-    items = []
-    cluster = topo.clusters[alias]
-    for key, value in cluster.client_overrides(kind).items():
-        items.append((key, value, cluster.where("%s.%s" % (kind, key))))
-    prefix = "%s.%s." % (alias, kind)
-    for key, value in topo.custom.items():
-        if key.startswith(prefix):
-            items.append((key[len(prefix):], value, (names.CUSTOM, key)))
-    return items
-
-
-def _legacy_client_overrides(out, topo, flow):
-    """Before 2.8 A.consumer.* / A.admin.* did not reach the replication clients: write them per flow
-    (the flow-level consumer./producer./source.admin./target.admin. prefixes work on every version)."""
-    if flow.source not in topo.clusters or flow.target not in topo.clusters:
-        return
-    plan = ((flow.source, "consumer", "consumer."), (flow.source, "producer", "producer."),
-            (flow.source, "admin", "source.admin."), (flow.target, "admin", "target.admin."))
-    first = True
-    for alias, kind, flow_prefix in plan:
-        for key, value, origin in _cluster_client_items(topo, alias, kind):
-            full = "%s.%s%s" % (flow.name, flow_prefix, key)
-            if out.has(full) or full in topo.custom:
-                continue
-            if first:
-                out.comment("cluster client overrides repeated for this flow (Kafka < 2.8 ignores them per "
-                            "cluster)")
-                first = False
-            out.put(full, value, origin)
-
-
-def _custom_entries(out, topo, problems):
+def _custom_entries(out, answers, problems):
+    topo = answers.topology
     if topo.custom:
         out.comment("custom properties (kafka-mm2-custom)")
     for key, value in topo.custom.items():
         origin = (names.CUSTOM, topo.custom_names.get(key, key))
-        if key == "config.providers" and topo.secrets_provider:
+        if key == "config.providers" and answers.secrets_provider:
             continue  # merged into the rendered list
         if out.has(key):
             existing = out.entries[key]
@@ -409,8 +310,8 @@ def _final_key_check(out, topo, problems):
             problems.append(Problem(config_type, prop, reason))
 
 
-def _finish(topo, out, hostname, conf_dir, problems):
-    version = topo.version
+def _finish(answers, out, hostname, conf_dir, problems):
+    topo, version = answers.topology, answers.version
     secrets_path = os.path.join(conf_dir, SECRETS_FILE)
     main_items, secret_items = [], []
     main_has_secret = False
@@ -420,7 +321,7 @@ def _finish(topo, out, hostname, conf_dir, problems):
             main_items.append((None, ""))
             main_items.append((None, comment))
         value = entry.value
-        if entry.secret and topo.secrets_provider:
+        if entry.secret and answers.secrets_provider:
             secret_items.append((entry.key, value))
             value = "${file:%s:%s}" % (secrets_path, entry.key)
         elif entry.secret:
@@ -431,10 +332,10 @@ def _finish(topo, out, hostname, conf_dir, problems):
               "Do not edit: Ambari rewrites it. Change kafka-mm2-* configurations instead." % (version, hostname))
     files = [RenderedFile(PROPERTIES_FILE, javaprops.dumps(main_items, header),
                           SECRET_MODE if main_has_secret else PLAIN_MODE, main_has_secret)]
-    if topo.secrets_provider:
+    if answers.secrets_provider:
         files.append(RenderedFile(SECRETS_FILE, javaprops.dumps(secret_items, "MirrorMaker 2 secrets (Ambari)."),
                                   SECRET_MODE, True))
-    internal_rest = versions.supports(version, versions.INTERNAL_REST)
-    return Rendering(files, topo, list(topo.driver_targets), internal_rest,
+    internal_rest = answers.internal_rest
+    return Rendering(files, topo, answers.driver_targets, internal_rest,
                      "http://%s:%s" % (hostname, topo.internal_rest_port) if internal_rest else None, version,
                      properties, [p for p in problems if p.level != ERROR])
