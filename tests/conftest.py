@@ -107,3 +107,11 @@ def pytest_collection_modifyitems(config, items):
     if len(kept) != len(items):
         config.hook.pytest_deselected(items=[item for item in items if item not in kept])
         items[:] = kept
+
+
+@pytest.fixture(scope="session")
+def installed_wheel(tmp_path_factory):
+    """This checkout's wheel installed into a fresh virtualenv, once per session (tests/wheel_install.py):
+    tests/newcomer and tests/tools/test_wheel.py share it. Python 3 only."""
+    import wheel_install
+    return wheel_install.build_and_install(tmp_path_factory.mktemp("wheel"), pytest.skip)

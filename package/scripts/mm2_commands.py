@@ -17,6 +17,7 @@ from mm2_core.config import names
 from mm2_core.config.config_values import parse_bool
 from mm2_core.formats.text import text, to_text
 from mm2_core.host import kafka_tools
+from mm2_core.kafka import versions
 
 CHECK_TOPIC = names.SERVICE_CHECK_TOPIC
 CHECK_TOPIC_CONFIGS = {"retention.ms": str(24 * 3600 * 1000)}
@@ -391,6 +392,27 @@ def _write(path, content, uid, gid):
     os.chown(path, uid, gid)
 
 
+def translation_notes(version):
+    """What EXPORT_TRANSLATED_OFFSETS tells the operator about what this MM2 version translates (versions.py)."""
+    notes = []
+    if not versions.supports(version, versions.OFFSET_SYNC_HISTORY):
+        notes.append("Kafka %s: groups behind the latest offset sync get no checkpoint: this MM2 translates a group "
+                     "only at or past its partition's latest offset sync (one every offset.lag.max records), so a "
+                     "group that stopped mid-partition is missing here until it catches up (Kafka %s+ translates "
+                     "lagging groups)" % (version, versions.feature_first(versions.OFFSET_SYNC_HISTORY_ACROSS_RESTARTS)))
+    elif not versions.supports(version, versions.OFFSET_SYNC_HISTORY_ACROSS_RESTARTS):
+        notes.append("Kafka %s: groups behind the last restart of the drivers get no checkpoint: this MM2 translates "
+                     "a lagging group only from the offset syncs it read since its checkpoint task started, so a "
+                     "group that stopped before the last restart is missing here until it catches up (fixed in Kafka "
+                     "%s, KAFKA-15905)" % (version, versions.feature_first(versions.OFFSET_SYNC_HISTORY_ACROSS_RESTARTS)))
+    if versions.supports(version, versions.OFFSET_SYNC_HISTORY) and \
+            not versions.supports(version, versions.OFFSET_SYNCS_AT_COMMIT):
+        notes.append("Kafka %s: translated offsets stop at the partition's latest offset sync: a group that failed over "
+                     "with them re-reads up to offset.lag.max records per partition (exact from Kafka %s)"
+                     % (version, versions.feature_first(versions.OFFSET_SYNCS_AT_COMMIT)))
+    return notes
+
+
 def export_translated_offsets(script, params, groups_filter=None):
     """Translated consumer-group offsets per flow, as CSV files for
     kafka-consumer-groups.sh --reset-offsets --from-file on the target."""
@@ -450,6 +472,7 @@ def export_translated_offsets(script, params, groups_filter=None):
             summary_lines.append("  apply on %s while the group is stopped (dry run first, then --execute): %s"
                                  % (flow.target, " ".join(hint)))
             exported.append(entry)
+        summary_lines.extend(translation_notes(".".join(str(v) for v in cli.version)))
     Logger.info("Translated consumer-group offsets (from MM2 checkpoints):\n" + "\n".join(summary_lines))
     script.put_structured_out({"translated_offsets": exported})
     return exported

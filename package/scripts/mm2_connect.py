@@ -17,7 +17,7 @@ from resource_management.core.exceptions import Fail
 from resource_management.core.logger import Logger
 from resource_management.core.resources.system import Execute, File
 
-from mm2_core.connect import connect_mode, connect_rest, flow_control
+from mm2_core.connect import connect_mode, connect_rest, flow_control, live, rest_security
 from mm2_core.formats import javaprops
 from mm2_core.formats.text import native, text
 from mm2_core.host import process
@@ -49,14 +49,35 @@ def healer_paths(params):
 
 
 def plan(params, rendering):
-    return connect_mode.plan(rendering.properties, rendering.topology, params.hostname, params.connect_rest_port,
-                             secrets_file(params), group_id=params.connect_group_id)
+    """The host's ConnectPlan: the dedicated rendering with kafka-mm2-live's per-flow values over it."""
+    entries, problems = live.parse(getattr(params, "live_flow_settings", ""), rendering.topology)
+    if problems:
+        from mm2_core.config.problems import ConfigError
+        raise ConfigError(problems)
+    properties = live.overlay(rendering.properties, entries)
+    return connect_mode.plan(properties, rendering.topology, params.hostname, params.connect_rest_port,
+                             secrets_file(params), group_id=params.connect_group_id, security=security(params))
+
+
+def security(params):
+    """The REST listener's protection (kafka-mm2-env/mm2_connect_rest_*): loopback, or HTTPS + Basic auth."""
+    return params.connect_rest_security
+
+
+def rest_files(params):
+    """(credentials file, JAAS file) of the REST listener's Basic auth."""
+    return (os.path.join(params.mm2_conf_dir, rest_security.CREDENTIALS_FILE),
+            os.path.join(params.mm2_conf_dir, rest_security.JAAS_FILE))
 
 
 def add_files(params, rendering):
     """Connect mode's files join the rendering (written atomically with the others, listed in the manifest so a
     switch back to dedicated mode removes them)."""
     connect_plan = plan(params, rendering)
+    missing = security(params).installation_problem(params.kafka_home)
+    if missing:
+        from mm2_core.config.problems import ConfigError
+        raise ConfigError([missing])
     header = ("Kafka Connect worker of MirrorMaker 2 (connect mode) rendered by Ambari for Kafka %s, target %s.\n"
               "Do not edit: Ambari rewrites it." % (rendering.version, connect_plan.target))
     mode = render.SECRET_MODE if connect_plan.worker_has_secret else render.PLAIN_MODE
@@ -65,13 +86,22 @@ def add_files(params, rendering):
     rendering.files.append(render.RenderedFile(
         connect_mode.SECRETS_FILE, javaprops.dumps(connect_plan.secrets, "Secrets of the MM2 connectors (Ambari)."),
         render.SECRET_MODE, True))
+    sec = security(params)
+    if sec.tls:   # Connect's PropertyFileLoginModule reads user=password; both files 0600 (the worker's user)
+        credentials, jaas = rest_files(params)
+        rendering.files.append(render.RenderedFile(
+            rest_security.CREDENTIALS_FILE, javaprops.dumps(sec.credentials_items(), "Connect REST Basic auth (Ambari)."),
+            render.SECRET_MODE, True))
+        rendering.files.append(render.RenderedFile(rest_security.JAAS_FILE, sec.jaas_text(credentials),
+                                                   render.SECRET_MODE, False))
     rendering.connect_plan = connect_plan
     return connect_plan
 
 
 def rest(params, timeout=connect_rest.DEFAULT_TIMEOUT):
-    return connect_rest.ConnectRest("http://127.0.0.1:%s" % params.connect_rest_port, params.kafka_version,
-                                    timeout=timeout)
+    sec = security(params)
+    return connect_rest.ConnectRest(sec.url(params.hostname, params.connect_rest_port), params.kafka_version,
+                                    timeout=timeout, auth=sec.auth(), ca_file=sec.ca_file or None)
 
 
 # ------------------------------------------------------------------------------------------------ lifecycle
@@ -150,10 +180,13 @@ def start_healer(params):
         import mm2_service
         stop_healer(params, mm2_service._kill)
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), HEALER_SCRIPT)
-    args = [sys.executable, script, "--url", "http://127.0.0.1:%s" % params.connect_rest_port,
+    sec = security(params)
+    args = [sys.executable, script, "--url", sec.url(params.hostname, params.connect_rest_port),
             "--kafka-version", str(params.kafka_version), "--state", state_file, "--worker-pid", str(worker_pid),
             "--unit", str(params.mm2_autorestart_backoff_unit), "--max-restarts", str(params.mm2_autorestart_max),
             "--interval", str(HEALER_INTERVAL_SECONDS)]
+    if sec.tls:   # the password stays in its 0600 file: never on a command line
+        args += ["--credentials-file", rest_files(params)[0], "--ca-file", sec.ca_file]
     command = "nohup %s >> %s 2>&1 < /dev/null & echo $! > %s" % (
         " ".join(process.quote(a) for a in args), process.quote(log_file), process.quote(pid_file))
     Execute(native(command), user=native(params.mm2_user))

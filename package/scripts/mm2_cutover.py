@@ -6,6 +6,8 @@ config per cluster, secrets never on a command line); the decisions are the pure
 Command parameters (commandParams/<name>, `mm2-ambari run ... --param NAME=VALUE`):
   flow    A->B (default: every enabled flow; FAILOVER_GROUPS needs one)
   groups  g1,g2 (CUTOVER_CHECK: these must have a checkpoint; FAILOVER_GROUPS: the groups to move)
+  not_after  topic-p=N,... (FAILOVER_GROUPS): no group starts past N there (a failback under the identity policy:
+          the source's records that were never replicated)
   <threshold>=<value> for each name of mm2_core.host.cutover.THRESHOLDS (CUTOVER_CHECK)
 """
 import os
@@ -251,6 +253,10 @@ def failover_groups(script, params):
     groups = _list_param("groups")
     if not groups:
         raise Fail("FAILOVER_GROUPS needs groups=g1,g2: the consumer groups to move to %s" % flow.target)
+    try:
+        not_after = cutover.parse_partition_offsets(_param("not_after"))
+    except ValueError as e:
+        raise Fail("FAILOVER_GROUPS %s: not_after item %s" % (flow.name, e))
     mm2_commands._kinit(params)
     topo = rendering.topology
     applied, refused = {}, {}
@@ -270,7 +276,10 @@ def failover_groups(script, params):
             if why:
                 refused[group] = why
                 continue
-            rows = cutover.offsets_csv_rows(checkpoints, group)
+            rows, capped = cutover.cap_rows(cutover.offsets_csv_rows(checkpoints, group), not_after)
+            if capped:
+                Logger.info("Group %s: translated offsets capped where %s has records never replicated: %s" % (
+                    group, target, ", ".join(capped)))
             if not rows:
                 refused[group] = ("group %s has no checkpoint in %s on %s: MM2 translates only groups that match "
                                   "kafka-mm2-replication/groups and committed on %s" % (
@@ -284,12 +293,37 @@ def failover_groups(script, params):
                                   for line in rows.splitlines())
             Logger.info("Group %s on %s now starts at MM2's translated offsets: %s" % (
                 group, target, ", ".join("%s=%d" % kv for kv in sorted(applied[group].items()))))
+        ends = _flow_target_ends(cli, topo, flow)
+        res = cli.consume(target, cutover.offsets_topic(flow.source), mode="keyed", timeout_ms=READ_QUIET_MS)
+        source_next = dict(("%s-%d" % tp, last + 1) for tp, last in
+                           cutover.parse_source_offsets(res.out, flow.source).items())
     script.put_structured_out({RESULT_GROUPS: {"flow": flow.name, "target": flow.target, "applied": applied,
-                                               "refused": refused}})
+                                               "refused": refused, "target_ends": ends, "source_next": source_next}})
     if refused:
         raise Fail("FAILOVER_GROUPS %s: %d group(s) refused:\n%s" % (flow.name, len(refused),
                                                                     "\n".join(refused[g] for g in sorted(refused))))
     return applied
+
+
+def _flow_target_ends(cli, topo, flow):
+    """{"topic-p": end offset} of the flow's topics on its target, now (a failback under the identity policy starts
+    the reverse flow there: what follows was written on the target); {} when they cannot be read."""
+    import mm2_commands
+    from mm2_core.kafka import replication_policy
+    res = cli.run(cutover.get_offsets_command(cli.home, cli.bootstrap(flow.target), cli.config(flow.target), -1),
+                  timeout=PROBE_SECONDS)
+    if not res.ok:
+        Logger.warning("End offsets of %s not read: %s" % (flow.target, res.problem(2)))
+        return {}
+    flt = mm2_commands.topic_filter(topo, flow)
+    ends = {}
+    for (topic, partition), offset in cutover.parse_offsets(res.out).items():
+        if kafka_tools.is_internal_topic(topic) or topic.endswith("heartbeats"):
+            continue
+        upstream = replication_policy.upstream_topic(flow.source, topic, topo.policy, topo.separator)
+        if (topo.policy == replication_policy.IDENTITY or upstream != topic) and flt.matches(upstream):
+            ends["%s-%d" % (topic, partition)] = offset
+    return ends
 
 
 # ---------------------------------------------------------------- DRILL

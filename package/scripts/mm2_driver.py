@@ -2,7 +2,7 @@
 
 Commands: INSTALL, CONFIGURE, START, STOP, STATUS (RESTART is Ambari's stop + start) and the
 custom commands REPLICATION_STATUS, EXPORT_TRANSLATED_OFFSETS, VERIFY_REPLICATION, CUTOVER_CHECK,
-FAILOVER_GROUPS, DRILL, FLOW_PAUSE, FLOW_RESUME, FLOW_STOP (connect mode) and reload_configs (RECONFIGURE,
+FAILOVER_GROUPS, DRILL, FLOW_SEED, FLOW_PAUSE, FLOW_RESUME, FLOW_STOP (connect mode) and reload_configs (RECONFIGURE,
 "Refresh configs").
 Runs on the Ambari 2.7 agent (Python 2.7) and the Ambari 3 agent (Python 3).
 """
@@ -180,6 +180,24 @@ class MirrorMaker2Driver(Script):
             self.put_structured_out({"reload_configs": result})
 
     @reports_fail
+    def apply_live_changes(self, env):
+        """APPLY_LIVE_CHANGES (connect mode): kafka-mm2-live and any other connector-level change go to the
+        running worker without a restart; refused, naming why, when only a restart can apply the change."""
+        import params
+        import mm2_connect
+        env.set_params(params)
+        if not mm2_connect.enabled(params):
+            raise Fail("Apply live flow changes works in connect mode (kafka-mm2-env/mm2_run_mode=connect): a dedicated "
+                       "driver reads its flows only at start; restart the drivers instead")
+
+        def refuse():
+            raise Fail("The Kafka Connect worker's own settings changed (a cluster's connection, or the worker "
+                       "config): only a restart applies them; Ambari marks the drivers Restart Required")
+        result = mm2_connect.reload_configs(params, env.config.basedir, refuse)
+        if isinstance(result, dict):
+            self.put_structured_out({"reload_configs": result})
+
+    @reports_fail
     def verify_replication(self, env):
         import verify_replication  # owned by the verification job; imported only when used
         verify_replication.run(self, env)
@@ -204,6 +222,13 @@ class MirrorMaker2Driver(Script):
         import mm2_cutover
         env.set_params(params)
         mm2_cutover.drill(self, params)
+
+    @reports_fail
+    def flow_seed(self, env):
+        import params
+        import mm2_flow_seed
+        env.set_params(params)
+        mm2_flow_seed.flow_seed(self, params)
 
 
 if __name__ == "__main__":

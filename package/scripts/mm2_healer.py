@@ -15,7 +15,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from mm2_core.connect import connect_rest, flow_control  # noqa: E402
+from mm2_core.connect import connect_rest, flow_control, rest_security  # noqa: E402
 from mm2_core.host import process  # noqa: E402
 
 RUNNING = [True]
@@ -35,6 +35,8 @@ def main(argv=None):
     parser.add_argument("--unit", type=float, default=60.0)
     parser.add_argument("--max-restarts", type=int, default=10)
     parser.add_argument("--interval", type=float, default=5.0)
+    parser.add_argument("--credentials-file", help="HTTPS: the 0600 user=password file of the REST listener")
+    parser.add_argument("--ca-file", help="HTTPS: the PEM CA file the listener's certificate is verified with")
     args = parser.parse_args(argv)
 
     def stop(signum, frame):
@@ -42,7 +44,8 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
 
-    client = connect_rest.ConnectRest(args.url, args.kafka_version, timeout=10)
+    auth = rest_security.read_credentials(args.credentials_file) if args.credentials_file else None
+    client = connect_rest.ConnectRest(args.url, args.kafka_version, timeout=10, auth=auth, ca_file=args.ca_file)
     state = flow_control.HealerState.load(args.state)
     state.pid = os.getpid()
     log("healer started (pid %d) for %s: back-off %ss x n(n+1), at most %d restarts per connector"

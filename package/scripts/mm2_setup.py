@@ -212,6 +212,10 @@ def configure(params, basedir):
     require_installation(params)
     rendering = render_files(params)   # validation first: a bad config writes nothing
     import mm2_connect
+    from mm2_core.connect import live
+    refused = live.dedicated_problem(params.mm2_run_mode, getattr(params, "live_flow_settings", ""))
+    if refused:
+        raise Fail(u"%s; nothing was written and the previous files are kept" % text(refused))
     if mm2_connect.enabled(params):
         from mm2_core.config import problems as core_problems
         try:

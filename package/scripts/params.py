@@ -12,6 +12,7 @@ from resource_management.libraries.script.script import Script
 
 from mm2_core.config import names, schema
 from mm2_core.config.config_values import parse_bool
+from mm2_core.connect import rest_security
 from mm2_core.formats.text import text, to_text
 from mm2_core.host import install, process
 from mm2_core.kafka import versions
@@ -181,6 +182,12 @@ env_content = _template(names.ENV, "content")
 mm2_run_mode = (_optional_env("mm2_run_mode", "dedicated") or "dedicated").strip()
 connect_rest_port = _get(names.DRIVER, "connect.rest.port")
 connect_group_id = (_get(names.DRIVER, "connect.group.id") or "mm2-connect").strip()
+live_flow_settings = _get(names.LIVE, "flow.settings") or ""   # kafka-mm2-live: connect mode's live per-flow values
+connect_rest_security = rest_security.RestSecurity.from_env(
+    dict((p, _optional_env(p)) for p in rest_security.PROPERTIES if p in schema.ENV))
+if mm2_run_mode == "connect" and connect_rest_security.tls:   # the worker's JAAS file: Basic auth of its REST API
+    mm2_kafka_opts = " ".join(o for o in (mm2_kafka_opts, connect_rest_security.kafka_opt(
+        os.path.join(mm2_conf_dir, rest_security.JAAS_FILE))) if o)
 mm2_autorestart_enabled = as_bool(_optional_env("mm2_autorestart_enabled", "true"))
 mm2_autorestart_max = as_int(_optional_env("mm2_autorestart_max_restarts", "10"), "mm2_autorestart_max_restarts")
 mm2_autorestart_backoff_unit = as_int(_optional_env("mm2_autorestart_backoff_unit_seconds", "60"),

@@ -3,7 +3,8 @@
 The job (mm2_verify_job/job.py, shipped in this package) runs through spark-submit as the MM2
 user: on YARN when the cluster has YARN and Spark and this host a Spark client, otherwise
 local[*] (kafka-mm2-replication/verify.spark.mode).  Custom commands take no parameters from
-the UI, so flows, topics and the time range come from the verify.* properties.  The clusters'
+the UI, so flows, topics and the time range come from the verify.* properties (a caller may name the flows:
+commandParams/flow, as mm2-ambari failover and failback do).  The clusters'
 Kafka settings are those MM2 itself uses (the rendering of this host's files); they reach the
 job in a 0600 plan file in a private directory, never on a command line or in the log.
 
@@ -100,6 +101,7 @@ def prepare(params):
     try:
         settings = plan.verify_settings(params.plain_configurations())
         flows, clusters = plan.view_from_rendering(rendering, _secrets(rendering))
+        settings["flows"] = command_flows(flows) or settings["flows"]
         job_plan = plan.job_plan(settings, flows, clusters)
         found = {}
 
@@ -119,6 +121,19 @@ def prepare(params):
             found["home"], found["python"] = find_pyspark()
         python = found["python"] if found["home"] == spark["spark_home"] else None
     return job_plan, settings, spark, python
+
+
+def command_flows(flows):
+    """The flows a caller named (commandParams/flow: 'A->B' or 'A->B,B->A'; mm2-ambari failover and failback pass
+    the flows they act on), or [] for the verify.flows property's choice. Flows not enabled here are refused."""
+    asked = [f.replace(" ", "") for f in text(to_text(default("/commandParams/flow", "") or "")).split(",")
+             if f.strip()]
+    known = ["%s->%s" % (f["source"], f["target"]) for f in flows]
+    unknown = [f for f in asked if f not in known]
+    if unknown:
+        raise Fail(u"Verify Replication: flow %s (command parameter flow) is not enabled here; the enabled flows are "
+                   u"%s" % (", ".join(unknown), ", ".join(known) or "none"))
+    return asked
 
 
 def spark_environment(params, spark, python):

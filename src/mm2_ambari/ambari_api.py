@@ -22,6 +22,7 @@ from mm2_ambari import masking
 from mm2_ambari.errors import AmbariHttpError, ConnectionFailed, MaybeSent
 
 API_ROOT = "/api/v1"
+ACCEPT = "application/json, text/plain, */*"  # what ambari-web (jQuery, dataType json) sends, in effect
 MUTATING = ("POST", "PUT", "DELETE")
 RETRYABLE_STATUS = (502, 503, 504)
 
@@ -66,7 +67,9 @@ class AmbariClient(object):
         self.session = requests.Session()
         self.session.auth = auth
         self.session.verify = verify
-        self.session.headers.update({"X-Requested-By": "mm2-ambari", "Accept": "application/json"})
+        # Ambari's REST services produce text/plain (a JSON body: @Produces(MediaType.TEXT_PLAIN)); Jersey
+        # answers 406 with no body to an Accept that excludes it, e.g. "application/json" alone.
+        self.session.headers.update({"X-Requested-By": "mm2-ambari", "Accept": ACCEPT})
         self.timeout = (connect_timeout, read_timeout)
         self.retries, self.backoff, self.backoff_max = retries, backoff, backoff_max
         self.dry_run = dry_run

@@ -1,4 +1,4 @@
-"""`mm2-ambari cutover check`, `failover` and `drill` (see mm2_ambari.dr).
+"""`mm2-ambari cutover check`, `failover`, `failback` and `drill` (see mm2_ambari.dr).
 
 Exit codes: 0 ready / done, 1 not ready or a step failed (rerun resumes), 2 bad input.
 """
@@ -20,6 +20,15 @@ def _groups(text):
 
 def _threshold_help():
     return "; ".join("%s (default %s): %s" % (n, d, m) for n, d, m in cutover.THRESHOLDS)
+
+
+def _plan_arguments(p, kind):
+    """The options failover and failback share: the gate's wait, the verify step, the state file."""
+    p.add_argument("--gate-timeout", type=float, default=600.0, metavar="S", help="wait this long for READY (600)")
+    p.add_argument("--gate-interval", type=float, default=15.0, metavar="S", help="between two checks (15)")
+    p.add_argument("--no-verify", action="store_true", help="skip the mm2-verify step (no Spark on the drivers)")
+    p.add_argument("--state-file", help="progress file (default ~/.mm2-ambari/%s-<cluster>-<flow>.json, "
+                                        "or $%s)" % (kind, dr.STATE_DIR_ENV))
 
 
 def register(subparsers):
@@ -54,12 +63,29 @@ def register(subparsers):
     p.add_argument("--source-down", action="store_true",
                    help="the source cluster is gone: accept a gate that cannot read it (RPO from the last heartbeat); "
                         "verification waits until it is back")
-    p.add_argument("--gate-timeout", type=float, default=600.0, metavar="S", help="wait this long for READY (600)")
-    p.add_argument("--gate-interval", type=float, default=15.0, metavar="S", help="between two checks (15)")
-    p.add_argument("--no-verify", action="store_true", help="skip the mm2-verify step (no Spark on the drivers)")
-    p.add_argument("--state-file", help="progress file (default ~/.mm2-ambari/failover-<cluster>-<flow>.json, "
-                                        "or $%s)" % dr.STATE_DIR_ENV)
+    _plan_arguments(p, "failover")
     p.set_defaults(func=rest_cmds._command(_failover))
+
+    p = subparsers.add_parser("failback", parents=[common, conn_file, gate],
+                              help="after a failover of --flow A->B: reverse it, move the groups back to A, verify, "
+                                   "restore (resumable)",
+                              description="--flow is the flow that was failed over (A->B). Steps: run the reverse "
+                                          "flow B->A (prefixed policy: beside A->B, MM2 never copies a topic back "
+                                          "to where it came from; identity policy: A->B stops and B->A starts at "
+                                          "the end offsets the failover recorded, so none of A's own records go "
+                                          "back), its readiness gate (what was written on B is on A), translated "
+                                          "offsets for the groups on A (refused for groups with active members), "
+                                          "mm2-verify of B->A, the direction --restore chooses, RPO and RTO. "
+                                          "--dry-run prints the plan. Run it again after a failure: it resumes at "
+                                          "the failed step.")
+    p.add_argument("--restore", choices=("original", "reverse"), required=True,
+                   help="after the groups moved back: original = run only A->B again; reverse = keep the reverse "
+                        "flow running (prefixed: both directions; identity: B->A only)")
+    p.add_argument("--failover-state", metavar="FILE",
+                   help="state file of the failover of --flow (identity policy: where B->A starts; default "
+                        "~/.mm2-ambari/failover-<cluster>-<flow>.json)")
+    _plan_arguments(p, "failback")
+    p.set_defaults(func=rest_cmds._command(_failback))
 
     p = subparsers.add_parser("drill", parents=[common, conn_file],
                               help="rehearse a failover on shadow groups (production groups untouched)",
@@ -100,6 +126,28 @@ def _failover(ctx, args):
     flow = args.flow.replace(" ", "")
     state = dr.StateFile(args.state_file or dr.default_state_path(ctx.cluster, flow))
     return dr.Failover(dr.AmbariBackend(ctx), flow, opts, state, ctx.say).run(dry_run=args.dry_run)
+
+
+def failback_options(args, policy, cluster):
+    """The failback plan's options; policy from the service's configurations."""
+    opts = options(args)
+    if not opts["groups"]:
+        raise BadInput("failback needs --groups g1,g2: the consumer groups to move back to %s" % dr.parse_flow(
+            args.flow)[0])
+    opts.update({"policy": policy, "restore": args.restore, "boundary": None, "not_after": None})
+    if policy == "identity":
+        flow = args.flow.replace(" ", "")
+        opts["boundary"], opts["not_after"] = dr.boundary_from(
+            args.failover_state or dr.default_state_path(cluster, flow), flow)
+    return opts
+
+
+def _failback(ctx, args):
+    flow = args.flow.replace(" ", "")
+    backend = dr.AmbariBackend(ctx)
+    opts = failback_options(args, backend.policy(), ctx.cluster)
+    state = dr.StateFile(args.state_file or dr.default_state_path(ctx.cluster, flow, "failback"), "failback")
+    return dr.Failback(backend, flow, opts, state, ctx.say).run(dry_run=args.dry_run)
 
 
 def _drill(ctx, args):

@@ -370,8 +370,8 @@ def upgrade(ctx, opts):
     _replace_earlier_defaults(ctx, release, earlier, current, stack, overrides)
     changes = configplan.plan(stack, current, overrides, types=list(names.OWN_CONFIG_TYPES))
     _note_kept_templates(ctx, changes, stack, overrides, release.version)
-    started = [hc["host_name"] for hc in ambari_state.read_host_components(ctx)
-               if hc.get("component_name") == C and hc.get("state") == "STARTED"]
+    # Ambari flags every driver, whatever its state (ConfigHelper.checkStaleConfigsStatusOnConfigsUpdate)
+    drivers = [hc["host_name"] for hc in ambari_state.read_host_components(ctx) if hc.get("component_name") == C]
     changed_types = config_apply.apply_configs(ctx, changes, "mm2-ambari upgrade to mpack %s" % release.version)
 
     cluster_defs = _read_alert_definitions(ctx)
@@ -389,7 +389,7 @@ def upgrade(ctx, opts):
 
     if changed_types:
         if ctx.dry_run:
-            ctx.say("then Ambari flags %s Restart Required on %s" % (C, ", ".join(started) or "no started host"))
+            ctx.say("then Ambari flags %s Restart Required on %s" % (C, ", ".join(drivers) or "no host"))
         else:
             stale = [hc["host_name"] for hc in ambari_state.read_host_components(ctx, "&HostRoles/stale_configs=true")
                      if hc.get("component_name") == C]

@@ -13,7 +13,7 @@ import time
 from mm2_core.host import process
 
 import fakekafka
-from agent_support import alive, reap
+from agent_support import alive, cmdline, reap
 from mm2_fixture import Instance
 
 POLL = 0.02
@@ -51,7 +51,7 @@ class Soak(object):
         self.result = SoakResult()
         self.sleeper = subprocess.Popen(["sleep", "3600"])
         self.expected = False
-        self.maybe_alive = set()
+        self.dead = set()   # fake MM2 pids seen gone: never looked at again (the kernel hands pids out again)
 
     # the START and STOP commands, minus Ambari
     def start(self):
@@ -125,14 +125,27 @@ class Soak(object):
         st = process.check_status(self.mm2.pid_file, self.mm2.props)
         if st.running != self.expected:
             r.wrong_status.append((r.cycles, where, st))
-        # processes known dead stay dead: only look at the others
-        self.maybe_alive.update(fakekafka.started_pids(self.site.state))
-        self.maybe_alive = set(p for p in self.maybe_alive if alive(p))
-        ours = sorted(self.maybe_alive)
+        ours = self.live_mm2()
         if len(ours) > 1:
             r.duplicates.append((r.cycles, where, ours))
         if self.sleeper.poll() is not None:
             r.stranger_killed = True
+
+    def live_mm2(self):
+        """The fake MM2 processes of this soak still running. A pid once seen gone is never looked at again,
+        and a live pid counts only while its command line is still this MM2's: pids are reused (pid_max is
+        32768 on the CI host, and the counter wraps within minutes under load), and a reused one runs some
+        other program. Counting every pid ever started as alive when /proc/<pid> exists reported that other
+        program as a 'duplicate process' under load."""
+        live = []
+        for pid in fakekafka.started_pids(self.site.state):
+            if pid in self.dead:
+                continue
+            if alive(pid) and self.mm2.props in cmdline(pid):
+                live.append(pid)
+            else:
+                self.dead.add(pid)
+        return sorted(live)
 
     def cycle(self):
         r = self.result
@@ -177,7 +190,7 @@ class Soak(object):
         finally:
             self.result.seconds = time.time() - t0
             time.sleep(0.1)
-            self.result.leaked = [p for p in fakekafka.started_pids(self.site.state) if alive(p)]
+            self.result.leaked = self.live_mm2()
             if self.sleeper.poll() is not None:
                 self.result.stranger_killed = True
             self.sleeper.kill()

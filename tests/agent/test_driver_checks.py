@@ -159,7 +159,7 @@ def test_heartbeat_reads_end_while_heartbeats_keep_coming(site, clusters, guard,
     assert "the last heartbeat of A on B is" in ok(check).output
 
 
-@pytest.mark.parametrize("version", ["2.4.1", "3.7.1"])
+@pytest.mark.parametrize("version", ["2.4.1", "3.6.2", "3.7.1"])
 def test_export_translated_offsets(site, clusters, guard, version):
     a, b = clusters
     site.kafka_home = fakekafka.make_kafka_home(os.path.join(site.root, "k" + version), version, site.state)
@@ -193,6 +193,19 @@ def test_export_translated_offsets(site, clusters, guard, version):
     assert oct(os.stat(billing["csv"]).st_mode & 0o777) == oct(0o640)
     assert billing["csv"].startswith(driver.log_dir)
     assert "--reset-offsets --from-file" in run.output
+    # what this version cannot translate is said (real 2.x-3.4.0: groups behind the latest offset sync; 3.4.1-3.7.0:
+    # groups behind the drivers' last restart; tests/versions/test_lifecycle.py checks both on real MM2)
+    expected = {"2.4.1": "Kafka 2.4.1: groups behind the latest offset sync get no checkpoint: this MM2 translates a "
+                         "group only at or past its partition's latest offset sync",
+                "3.6.2": "Kafka 3.6.2: groups behind the last restart of the drivers get no checkpoint",
+                "3.7.1": None}[version]
+    if expected:
+        assert expected in run.output, run.output[-2000:]
+    else:
+        assert "get no checkpoint" not in run.output, run.output[-2000:]
+    # 3.4.1-3.6.x translate a group at the end only to the latest offset sync + 1 (real 3.4.1): said
+    assert ("Kafka 3.6.2: translated offsets stop at the partition's latest offset sync" in run.output) == \
+        (version == "3.6.2"), run.output[-2000:]
 
     run = ok(driver.run(names.CMD_EXPORT_OFFSETS, command_params={"groups": "billing"}))
     assert list(run.structured_out["translated_offsets"][0]["groups"]) == ["billing"]

@@ -174,7 +174,7 @@ def test_connect_mode_worker_becomes_one_herder_per_flow():
         def connectors(self):
             return {"A->B.MirrorSourceConnector": {}, "A->B.MirrorHeartbeatConnector": {}, "C->B.MirrorSourceConnector": {}}
     original = alert_connect._client
-    alert_connect._client = lambda configs, timeout: Listing()
+    alert_connect._client = lambda configs, timeout, host=None: Listing()
     try:
         lines = alert_connect.herder_lines({"kafka-mm2-driver": {"connect.rest.port": "8093"}}, text)
         assert alert_connect.herder_lines({"kafka-mm2-driver": {"connect.rest.port": "9999"}}, text) == ""

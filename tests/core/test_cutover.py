@@ -161,3 +161,20 @@ def test_bad_thresholds_are_refused_by_name(given, message):
     with pytest.raises(cutover.ThresholdError) as info:
         cutover.thresholds(given)
     assert message in str(info.value)
+
+
+def test_partition_offsets_parameter_is_parsed_and_bad_items_named():
+    assert cutover.parse_partition_offsets(" orders-0=12, my-topic-3=0 ,") == {("orders", 0): 12, ("my-topic", 3): 0}
+    assert cutover.parse_partition_offsets("") == {}
+    for bad in ("orders=1", "orders-x=1", "orders-0=-1", "orders-0"):
+        with pytest.raises(ValueError) as info:
+            cutover.parse_partition_offsets(bad)
+        assert "'%s': give topic-partition=offset" % bad in str(info.value)
+
+
+def test_translated_offsets_are_capped_where_the_source_has_records_never_replicated():
+    rows = "orders,0,120\norders,1,40\nother,0,9\n"
+    capped_rows, capped = cutover.cap_rows(rows, {("orders", 0): 100, ("orders", 1): 50})
+    assert capped_rows == "orders,0,100\norders,1,40\nother,0,9\n"
+    assert capped == ["orders-0: 120 -> 100"]
+    assert cutover.cap_rows(rows, {}) == (rows, [])

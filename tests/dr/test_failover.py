@@ -4,7 +4,11 @@ mm2-ambari's failover plan (mm2_ambari.dr) under each Ambari line's real library
 Per case: a consumer group consumes on A while a producer writes; A's broker is stopped mid-stream; `failover
 --source-down` moves the group to B; the group resumes on B with 0 records skipped and a bounded, reported number
 re-read; producers switch to B and the group reads their records too; A comes back and the same failover command,
-run again, resumes at its deferred verification step.
+run again, resumes at its deferred verification step. Then `failback` (mm2_ambari.dr.Failback): the reverse flow B->A
+(prefixed: beside A->B; identity: A->B stopped, B->A seeded by FLOW_SEED at B's end offsets of the failover), its
+gate, the group refused by name while it has a member on A, then moved back to A; mm2-verify of both directions
+(trunk, with Spark); A->B restored; the group resumes on A with 0 records skipped and a bounded, reported number
+re-read, and under the identity policy no record of A's came back to A (no duplicate key on A).
 """
 import os
 import subprocess
@@ -21,7 +25,7 @@ from mm2_ambari import dr
 from mm2_core.config import names
 from realkafka import cluster as rk
 
-CASES = [("2.7.8", "identity"), ("trunk", "prefixed")]
+CASES = [("2.7.8", "identity"), ("trunk", "prefixed"), ("trunk", "identity")]
 T0 = [time.time()]
 STARTED = []   # console producers and consumers of a case: stopped by pid at its teardown, also when it fails
 
@@ -56,6 +60,17 @@ class DriverBackend(object):
 
     def stop_mm2(self):
         assert self.d.run("STOP").exit_code == 0
+
+    def set_flows(self, flows, why):
+        """What AmbariBackend does through a new config version and a restart, on this driver's configurations."""
+        for config_type, props in dr.direction_changes(self.d.configurations, flows).items():
+            self.d.configurations[config_type] = props
+        step("set flows %s (%s)" % (" and ".join(flows), why))
+        for command in ("STOP", "START"):
+            assert self.d.run(command).exit_code == 0, command
+
+    def policy(self):
+        return dr.replication_policy(self.d.configurations)
 
 
 class Producer(threading.Thread):
@@ -190,10 +205,15 @@ def test_failover_with_a_real_consumer_group(line, policy, mpack, own_clusters, 
     consumed_a = consumer_a.keys()
     step("A stopped: the group had consumed %d record(s) on A" % len(consumed_a))
 
-    # -- failover: --source-down, --keep-flow; verification deferred until A is back
+    # -- failover: --source-down (--keep-flow, --stop-flow under identity); verification deferred until A is back
     state = dr.StateFile(str(tmp_path / "failover-state.json"))
-    opts = {"groups": [group], "stop_flow": False, "source_down": True, "gate_timeout": 0, "gate_interval": 5,
-            "thresholds": {}, "verify": line == "trunk"}
+    # identity: the flow stops (a flow kept running would copy A's last records into B after B's own once A is
+    # back, and a failback would bring them back to A); prefixed: kept
+    opts = {"groups": [group], "stop_flow": policy == "identity", "source_down": True, "gate_timeout": 0,
+            "gate_interval": 5,
+            "thresholds": {}, "verify": line == "trunk" and policy == "prefixed"}
+    # (identity: the flow stopped, so what A wrote last is not on B; mm2-verify would rightly call it missing. The
+    # failback's verification of B->A runs for both policies.)
     lines = []
     dry = dr.Failover(backend, "A->B", opts, state, lines.append)
     assert dry.run(dry_run=True) == 0 and backend.runs[-1][0] != names.CMD_FAILOVER_GROUPS
@@ -240,15 +260,113 @@ def test_failover_with_a_real_consumer_group(line, policy, mpack, own_clusters, 
 
     # -- A comes back; the same failover command resumes at the deferred verification
     a.start()
+    spark = _spark_replication() if line == "trunk" else None
+    if spark is not None:
+        d.configurations[names.REPLICATION].update(spark, **{"verify.topics": topic})
     if opts["verify"]:
-        spark = _spark_replication()
         if spark is None:
             step("verification not run: no pyspark or ../shared/spark-kafka")
         else:
-            d.configurations[names.REPLICATION].update(spark, **{"verify.topics": topic})
             assert dr.Failover(backend, "A->B", opts, state, print).run() == 0
             data = state.load()
             assert data["steps"]["verify"]["status"] == "done" and data["verify"]["offsets_skipped"] == 0, data
+    T_FAILBACK[0] = time.time()
+    ends_before = a.end_offsets(topic)
+
+    # -- failback: the reverse flow copies what was written on B, the group moves back to A and resumes there
+    fb_state = dr.StateFile(str(tmp_path / "failback-state.json"), "failback")
+    fb_opts = {"groups": [group], "policy": backend.policy(), "restore": "original", "gate_timeout": 900,
+               "gate_interval": 10, "thresholds": {}, "verify": spark is not None, "stop_flow": False,
+               "boundary": None, "not_after": None}
+    if policy == "identity":
+        fb_opts["boundary"], fb_opts["not_after"] = dr.boundary_from(state.path, "A->B")
+    assert fb_opts["policy"] == policy
+    lines = []
+    assert dr.Failback(backend, "A->B", fb_opts, fb_state, lines.append).run(dry_run=True) == 0
+    assert any("1. [todo] reverse:" in l for l in lines) and not os.path.exists(fb_state.path), lines
+    idle = "idle-%s" % topic   # a member of the group on A that reads nothing (an empty topic of its own)
+    a.create_topic(idle, partitions=1)
+    blocker = GroupConsumer(a, group, "^%s$" % idle, str(tmp_path / "busy-on-a.txt"))
+    try:   # the group has a member on A: the failback stops at its groups step, naming it
+        rk.wait_until(lambda: _members(a, group) > 0, 120, interval=2, what="a member of %s on A" % group)
+        with pytest.raises(dr.OperationFailed) as info:
+            dr.Failback(backend, "A->B", fb_opts, fb_state, print).run()
+        assert "stopped at step groups: group %s has 1 active member(s) on A" % group in str(info.value)
+    finally:
+        blocker.stop()
+    assert blocker.keys() == []
+    rk.wait_until(lambda: _members(a, group) == 0, 120, interval=2, what="no member of %s on A" % group)
+    assert dr.Failback(backend, "A->B", fb_opts, fb_state, print).run() == 0
+    fb = fb_state.load()
+    assert all(fb["steps"][s]["status"] == "done" for s in dr.FAILBACK_STEPS), fb["steps"]
+    if fb_opts["verify"]:
+        # mm2-verify of every flow running during the failback: both directions under the prefixed policy
+        assert fb["verify"]["offsets_skipped"] == 0, fb["verify"]
+        assert sorted(fb["verify"]["flows"]) == (["B->A"] if policy == "identity" else ["A->B", "B->A"]), fb["verify"]
+    assert dr.replication_policy(d.configurations) == policy and dr.direction_changes(d.configurations, ["A->B"]) == {}
+    step("failback done: RPO %s s, RTO %s s, re-read at the gate %s; steps %s" % (
+        fb["rpo_seconds"], fb["rto_seconds"], fb["reread"],
+        ", ".join("%s %s" % (n, fb["steps"][n]["detail"]) for n in dr.FAILBACK_STEPS)))
+
+    # -- producers switch back to A; the group resumes on A: nothing skipped, a bounded number re-read
+    back_topic = "B.%s" % topic if policy != "identity" else topic
+    a.produce_n(topic, 100, prefix="a2")
+    on_a = keys_of(a, topic) + (keys_of(a, back_topic) if back_topic != topic else [])
+    if policy == "identity":   # loop prevention: none of A's own records came back to A
+        placed = partition_keys(a, topic)
+        seen = {}
+        for where, key in placed:
+            seen.setdefault(key, []).append(where)
+        twice = dict((k, v) for k, v in seen.items() if len(v) > 1)
+        # loop prevention: none of A's own records (k-*, m-*, written on A) came back to A. B's records may land
+        # twice: MM2 copies at least once (a task restarted before its first offset commit copies again)
+        own_twice = dict((k, v) for k, v in twice.items() if not k.startswith("b-"))
+        step("A's own records twice on A: %d; B's records twice on A (MM2's at-least-once copy): %d; A's ends "
+             "before the failback %s, now %s; B's ends %s; seeded %s" % (
+                 len(own_twice), len(twice) - len(own_twice), ends_before, a.end_offsets(topic),
+                 b.end_offsets(topic), fb.get("seeded")))
+        assert not own_twice, sorted(own_twice.items())[:12]
+        assert len(twice) <= 100, sorted(twice.items())[:12]
+    assert set("b-%d" % i for i in range(100)) <= set(on_a)
+    consumer_a2 = GroupConsumer(a, group, "^(B\\.)?%s$" % topic, str(tmp_path / "on-a-again.txt"))
+    try:
+        unread = set(on_a) - set(consumed_a) - set(consumed_b)
+        rk.wait_until(lambda: unread <= set(consumer_a2.keys()), 180, interval=2,
+                      what="the group to read on A what it had read neither on A nor on B")
+    finally:
+        consumer_a2.stop()
+    consumed_a2 = consumer_a2.keys()
+    skipped = set(on_a) - set(consumed_a) - set(consumed_b) - set(consumed_a2)
+    reread = set(consumed_a2) & (set(consumed_a) | set(consumed_b))
+    step("back on A: %d read, %d re-read, %d skipped (of %d on A); failback wall time %.0f s" % (
+        len(consumed_a2), len(reread), len(skipped), len(on_a), time.time() - T_FAILBACK[0]))
+    assert skipped == set()
+    assert len(reread) <= len(set(consumed_b)), len(reread)
+
+
+T_FAILBACK = [0.0]
+
+
+def partition_keys(cluster, topic):
+    """[((partition, offset), key)] of every record of the topic, read partition by partition (assigned: no group,
+    so no rebalance can deliver a record twice)."""
+    out = []
+    for partition, end in sorted(cluster.end_offsets(topic).items()):
+        if end:
+            keys = [k for k, _ in cluster.consume(topic, end, timeout_ms=8000, partition=partition, offset=0)]
+            out.extend(((partition, i), k) for i, k in enumerate(keys))
+    return out
+
+
+def _members(cluster, group):
+    out = subprocess.run([os.path.join(cluster.home, "bin", "kafka-consumer-groups.sh"), "--bootstrap-server",
+                          cluster.bootstrap, "--describe", "--group", group, "--state"], capture_output=True,
+                         text=True, env=rk.tool_env(cluster.tool_log_dir), timeout=120).stdout
+    for line in out.splitlines():
+        cols = line.split()
+        if len(cols) >= 3 and cols[0] == group and cols[-1].isdigit():
+            return int(cols[-1])
+    return 0
 
 
 def _spark_replication():

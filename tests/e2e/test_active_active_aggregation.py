@@ -4,6 +4,7 @@ Spread over the two Ambari lines to keep CI time down: active-active on 2.7.8 (P
 (Python 3.9). With several heartbeat writers the heartbeats topics are never quiet: REPLICATION_STATUS and the service
 check must still end and report the heartbeats.
 """
+import re
 import time
 
 from conftest import require_line
@@ -37,7 +38,9 @@ def check_status(driver, flows):
     for flow, report in reports.items():
         assert report["problems"] == [], report
         assert report["connectors"]["MirrorSourceConnector"]["state"] == "RUNNING", report
-        assert time.time() - report["last_heartbeat_ms"] / 1000.0 < 60, report
+        # the age when the command read it: reading each flow's heartbeats takes a while on a loaded host, so the
+        # first flow's beat is older than a minute by the time the command ends (seen: 51 s between two flows)
+        assert re.match(r"\d+s ago$", report["last_heartbeat"]) and int(report["last_heartbeat"][:-5]) < 60, report
     return reports
 
 

@@ -153,7 +153,9 @@ def test_one_way_dr_full_lifecycle(line, policy, mpack, kafka_pool, drivers, tmp
     assert report["problems"] == [], report
     assert topic in report["matched_topics"] and report.get("not_yet_mirrored") == []
     assert report["connectors"]["MirrorSourceConnector"]["state"] == "RUNNING"
-    assert time.time() - report["last_heartbeat_ms"] / 1000.0 < 60
+    # the age when the command read it: reading each flow's heartbeats takes a while on a loaded host, so the
+    # first flow's beat is older than a minute by the time the command ends (seen: 51 s between two flows)
+    assert re.match(r"\d+s ago$", report["last_heartbeat"]) and int(report["last_heartbeat"][:-5]) < 60
 
     step('EXPORT_TRANSLATED')
     # -- EXPORT_TRANSLATED_OFFSETS: a group that consumed everything, and one that stopped mid-partition
@@ -172,17 +174,28 @@ def test_one_way_dr_full_lifecycle(line, policy, mpack, kafka_pool, drivers, tmp
     committed = {done_group: a.group_offsets(done_group), mid_group: a.group_offsets(mid_group)}
     assert committed[done_group] == dict(((topic, p), off) for p, off in ends.items()), committed
     exported = {}
+    lagging = versions.supports(version, versions.OFFSET_SYNC_HISTORY)   # the driver started once: no restart
 
     def translated():
         run = ok(d.run(names.CMD_EXPORT_OFFSETS), "EXPORT_TRANSLATED_OFFSETS")
         (entry,) = run.structured_out["translated_offsets"]
         exported.update(entry["groups"])
-        return done_group in exported and mid_group in exported and len(exported[done_group]["offsets"]) == 2 \
-            and len(exported[mid_group]["offsets"]) == len(committed[mid_group])
-    rk.wait_until(translated, 300, interval=5, what="checkpoints of %s and %s" % (done_group, mid_group))
+        mid = mid_group in exported and len(exported[mid_group]["offsets"]) == len(committed[mid_group])
+        return done_group in exported and len(exported[done_group]["offsets"]) == 2 and (mid or not lagging) and run
+    export = rk.wait_until(translated, 300, interval=5, what="checkpoints of %s and %s" % (done_group, mid_group))
     done = exported[done_group]["offsets"]
-    assert done == dict(("%s-%d" % (target_topic, p), off) for p, off in b.end_offsets(target_topic).items())
-    for (_, partition), offset in sorted(committed[mid_group].items()):
+    target_ends = dict(("%s-%d" % (target_topic, p), off) for p, off in b.end_offsets(target_topic).items())
+    if versions.supports(version, versions.OFFSET_SYNCS_AT_COMMIT) or \
+            not versions.supports(version, versions.OFFSET_SYNC_HISTORY):
+        assert done == target_ends
+    else:   # 3.4.1-3.6.x: the latest offset sync + 1, said by EXPORT
+        assert all(end - 101 <= done[p] <= end for p, end in target_ends.items()), (done, target_ends)
+        assert "translated offsets stop at the partition's latest offset sync" in export.output
+    if not lagging:
+        # before 3.4.1 a group behind the latest offset sync gets no checkpoint; EXPORT says so
+        assert mid_group not in exported, exported
+        assert "groups behind the latest offset sync get no checkpoint" in export.output, export.output[-3000:]
+    for (_, partition), offset in sorted(committed[mid_group].items() if lagging else ()):
         mid = exported[mid_group]["offsets"]["%s-%d" % (target_topic, partition)]
         # never ahead of the group (nothing skipped); the record there is the same record as on the source
         assert 0 <= mid <= offset

@@ -18,6 +18,7 @@ from conftest import require_line
 from e2e import agent
 from mm2_core.config import names
 from mm2_core.connect import connect_mode
+from live.live_support import ok, wait_count
 from realkafka import cluster as rk
 
 LINE = "trunk"
@@ -41,16 +42,6 @@ flows:
 """
 
 
-def ok(run, what):
-    assert run.exit_code == 0 and not run.timed_out, "%s failed:\n%s" % (what, run.output[-6000:])
-    return run
-
-
-def wait_count(cluster, topic, expected, timeout=120):
-    rk.wait_until(lambda: cluster.count(topic) >= expected, timeout,
-                  what="%d records in %s on %s (have %s)" % (expected, topic, cluster.name, cluster.count(topic)))
-    time.sleep(3)   # nothing more may arrive: exact, no duplicates
-    assert cluster.count(topic) == expected, (topic, cluster.count(topic), expected)
 
 
 def connect_conf(clusters, a_topics, c_topics, rest_port, extra_env=None):

@@ -1,7 +1,7 @@
 """Real Apache Kafka clusters for tests (Python 3 only).
 
 One-node clusters on 127.0.0.1 started from a real Kafka home: the official distribution of MM2_TEST_KAFKA_VERSION
-(default 3.9, i.e. 3.9.2; see dists.py: bin/ + config/ of ../shared/kafka-bin, libs/ from Maven Central, cached outside
+(default 3.9, i.e. 3.9.1; see dists.py: bin/ + config/ of ../shared/kafka-bin, libs/ from Maven Central, cached outside
 the project), or MM2_TEST_KAFKA_HOME. KRaft from 3.x; ZooKeeper mode (a ZooKeeper of the same distribution) for 2.x,
 the way 2.8 operators run it. Every port is checked free, every wait is bounded, and every process is stopped
 by the pid we started (never by name: other suites may run Kafka on the same machine).

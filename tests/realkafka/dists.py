@@ -70,8 +70,9 @@ class Dist(object):
 
     def artifacts(self):
         major, minor = (int(x) for x in self.release.split(".")[:2])
+        # connect-basic-auth-extension: in every release tarball since 2.0 (connect mode's HTTPS + Basic auth REST)
         arts = ["kafka_2.13", "kafka-clients", "connect-api", "connect-runtime", "connect-json", "connect-transforms",
-                "kafka-tools"]
+                "kafka-tools", "connect-basic-auth-extension"]
         if not self.mirror_source:
             arts += ["connect-mirror", "connect-mirror-client"]
         if major >= 3:
@@ -86,7 +87,8 @@ class Dist(object):
 
 
 # Every Kafka line operators run (issue 21). "3.9" and "4.0" / "4" are the newest patch / release Maven Central
-# serves completely on this network (checked 2026-11-26: connect-mirror is absent for 2.4.x, 3.2.3, 4.0.1, 4.4.0).
+# serves completely on this network (checked 2026-11-26: connect-mirror is absent for 2.4.x, 3.2.3, 4.0.1, 4.4.0;
+# connect-basic-auth-extension for 3.9.2).
 DISTS = dict((d.name, d) for d in [
     Dist("2.4.1", "2.4.1", "2.4.1", _LOG4J1_2X + [("org.slf4j", "slf4j-log4j12", "1.7.28")], zookeeper_only=True,
          mirror_source="Maven Central serves no connect-mirror / connect-mirror-client 2.4.x"),
@@ -96,12 +98,13 @@ DISTS = dict((d.name, d) for d in [
                         "release, and bin/ of 3.2.0 and 3.2.3 differ only in bin/windows"),
     Dist("3.4.1", "3.4.1", "3.4.1", _RELOAD4J),
     Dist("3.6.2", "3.6.2", "3.6.2", _RELOAD4J),
-    Dist("3.9", "3.9.2", "3.9.0", _RELOAD4J),
+    Dist("3.9", "3.9.1", "3.9.0", _RELOAD4J,
+         served_instead="Maven Central serves no connect-basic-auth-extension 3.9.2 (the rest of 3.9.2 is served)"),
     Dist("4.0", "4.0.2", "4.0-head", _LOG4J2),
     Dist("4", "4.3.1", "4.0-head", _LOG4J2,
          served_instead="4.4.0 is the newest kafka_2.13, but Maven Central serves no connect-mirror 4.4.0"),
 ])
-ALIASES = {"3.2.0": "3.2.3", "3.9.2": "3.9", "4.0.2": "4.0", "4.3.1": "4", "4.x": "4", "newest": "4", "2.4": "2.4.1",
+ALIASES = {"3.2.0": "3.2.3", "3.9.1": "3.9", "3.9.2": "3.9", "4.0.2": "4.0", "4.3.1": "4", "4.x": "4", "newest": "4", "2.4": "2.4.1",
            "2.8": "2.8.2", "3.2": "3.2.3", "3.4": "3.4.1", "3.6": "3.6.2"}
 DEFAULT = "3.9"
 
@@ -132,7 +135,11 @@ def built(name):
             stamp = json.load(fh)
     except (IOError, ValueError):
         return None
-    return stamp if stamp.get("format") == STAMP_FORMAT else None
+    if stamp.get("format") != STAMP_FORMAT:
+        return None
+    # a build from before an artifact joined the list (connect-basic-auth-extension did) is rebuilt
+    wanted = set(a for _, a, _ in dist(name).artifacts())
+    return stamp if wanted <= set(stamp.get("jars", {})) else None
 
 
 def skip_reason(name):

@@ -403,6 +403,16 @@ class FakeAmbari(object):
                      "Requests": {"id": rid, "status": "Accepted"}}
 
 
+def accepts_text_plain(accept):
+    """Does an Accept header admit text/plain, the only type Ambari's REST services produce
+    (@Produces(MediaType.TEXT_PLAIN))? Jersey answers 406 otherwise: seen on the real server
+    (tests/realserver/test_upgrade_cli.py) for "Accept: application/json"."""
+    if accept is None or not accept.strip():
+        return True
+    # Jersey 1 matches the media ranges and ignores their q values here (the server answers "text/plain;q=0" too)
+    return any(item.split(";")[0].strip().lower() in ("text/plain", "text/*", "*/*") for item in accept.split(","))
+
+
 def service_config_dependencies():
     """The <configuration-dependencies> of the service's metainfo.xml (what Ambari's staleness rule reads)."""
     import xml.etree.ElementTree as ET
@@ -499,6 +509,8 @@ class _Handler(BaseHTTPRequestHandler):
                     raise HttpError(400, CSRF_MESSAGE)
                 if not path.startswith("/api/v1/"):
                     raise not_found(path)
+                if not accepts_text_plain(self.headers.get("Accept")):
+                    raise HttpError(406, None)  # Jersey: no representation the client accepts, no body
                 if body == "<invalid json>":
                     raise HttpError(400, "Invalid Request: Malformed Request Body.  An exception occurred parsing "
                                          "the request body: Unexpected character")
@@ -512,7 +524,7 @@ class _Handler(BaseHTTPRequestHandler):
                     if fake.outage["after_polls"] <= 0:
                         after, fake.outage = fake.outage["down"], None
         except HttpError as exc:
-            status, payload = exc.status, {"status": exc.status, "message": exc.message}
+            status, payload = exc.status, (None if exc.message is None else {"status": exc.status, "message": exc.message})
         if delay:
             time.sleep(delay[0])
         self._send(status, payload)
@@ -536,7 +548,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(self, status, payload):
         data = b"" if payload is None else json.dumps(payload, indent=2).encode("utf-8")
         self.send_response(status)
-        self.send_header("Content-Type", "text/plain" if status >= 400 else "application/json")
+        if data:  # every answer of the API is text/plain (the resource services' @Produces), JSON inside
+            self.send_header("Content-Type", "text/plain;charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         if data:
@@ -690,13 +703,14 @@ class Routes(object):
         for config_type, tag, props, attrs, item_note in requests_:
             f._create_config(config_type, tag, props, attrs)
             note = item_note
-        # ConfigHelper.calculateIsStaleConfigs: a host component is stale when a config type it depends on
-        # (the service's <configuration-dependencies>, its own types) has a new desired tag, whatever the keys.
+        # ConfigHelper.checkStaleConfigsStatusOnConfigsUpdate: every host component of the service (in any
+        # state: INIT, INSTALLED and STARTED alike, seen on the real server) is flagged restartRequired when a
+        # config type it depends on (the service's <configuration-dependencies>, its own types) changed, whatever
+        # the keys; only a START clears it (HeartbeatProcessor).
         dependencies = service_config_dependencies()
         if any(t in dependencies for t, *_ in requests_):
             for hr in f.hostroles():
-                if hr["state"] != "INIT":
-                    hr["stale_configs"] = True
+                hr["stale_configs"] = True
         if not any(t in names.OWN_CONFIG_TYPES for t, *_ in requests_):
             return 200, None
         scv = f._add_scv(note)
@@ -978,8 +992,8 @@ class Routes(object):
         return configs
 
     def _mark_group_stale(self, hosts):
-        for hr in self.f.hostroles():
-            if hr["host_name"] in hosts and hr["state"] != "INIT":
+        for hr in self.f.hostroles():  # any state, as for the default group (see put_cluster)
+            if hr["host_name"] in hosts:
                 hr["stale_configs"] = True
 
     def _verify_hosts(self, tag, hosts, gid=None):
@@ -1234,12 +1248,42 @@ def _put_alert_definition(routes, rest, query, body):
         if key == "source":
             if not isinstance(value, dict) or not value:
                 raise HttpError(400, "Source must be specified")
-            definition["source"] = copy.deepcopy(value)
+            definition["source"] = _source_as_stored(value)
             continue
         if key == "interval":
             value = int(value)
         definition[key] = value
     return 200, None
+
+
+def _request_text(value):
+    """A JSON scalar as Ambari's request body parser hands it on: a string (Map<String, String>)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return json.dumps(value)
+    return value
+
+
+def _source_as_stored(value, in_list=False):
+    """AlertDefinitionResourceProvider.populateEntity rebuilds the source from the request's flattened
+    properties, all strings: a value under a list (the SCRIPT parameters) stays the string ("value": "25000",
+    seen on the real server after a PUT of 25000); a value of an object that is a number (NumberUtils.isNumber)
+    becomes a number again, any other stays a string ("true")."""
+    if isinstance(value, dict):
+        return dict((k, _source_as_stored(v, in_list)) for k, v in value.items())
+    if isinstance(value, list):
+        return [_source_as_stored(v, True) for v in value]
+    if value is None:
+        return None
+    text = _request_text(value)
+    if in_list or not isinstance(text, str):
+        return text
+    if re.match(r"^-?\d+$", text):
+        return int(text)
+    if re.match(r"^-?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?$", text):
+        return float(text)
+    return text
 
 
 Routes.get_alert_definitions = _get_alert_definitions

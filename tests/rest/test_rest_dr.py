@@ -66,3 +66,44 @@ def test_failover_dry_run_sends_nothing(cli, fake, tmp_path):
                  "--state-file", str(tmp_path / "s.json"))
     assert result.code == 0 and fake.mutating_calls() == []
     assert "2. [todo] flow: stop the MM2 drivers" in result.out
+
+
+def test_failback_under_the_prefixed_policy_adds_the_reverse_flow_then_restores_the_original(cli, fake, tmp_path):
+    """The reverse step writes direction=active-active as a new config version and restarts the service; restore
+    writes one-way back; the custom commands run on the reverse flow."""
+    fake.install_started_service(HOSTS, {names.CLUSTERS: {"source.alias": "dc1", "target.alias": "dc2"},
+                                         names.REPLICATION: {"replication.policy": "prefixed"}})
+    fake.dr_installed = True
+    fake.custom_output[names.CMD_CUTOVER_CHECK] = {"structured_out": {"cutover_check": [dict(
+        READY, flow="dc2->dc1", source="dc2", target="dc1")]}}
+    fake.custom_output[names.CMD_FAILOVER_GROUPS] = {"structured_out": {"failover_groups": {
+        "applied": {"orders": {"dc2.t-0": 5}}, "refused": {}}}}
+    fake.custom_output[names.CMD_VERIFY] = {"structured_out": {"verify_replication": {
+        "status": "OK", "report": "/r.json", "totals": {"offsets_skipped": 0, "offsets_reread": 0}}}}
+    result = run(cli, fake, "failback", "--flow", "dc1->dc2", "--groups", "orders", "--restore", "original",
+                 "--state-file", str(tmp_path / "fb.json"))
+    assert result.code == 0, result
+    calls = fake.mutating_calls()
+    directions = [c[2]["Clusters"]["desired_config"][0]["properties"]["direction"] for c in calls
+                  if c[0] == "PUT" and c[1] == CL]
+    assert directions == ["active-active", "one-way"]
+    states = [c[2]["Body"]["ServiceInfo"]["state"] for c in calls if c[0] == "PUT" and c[1].endswith("/services/" + S)]
+    assert states == ["INSTALLED", "STARTED", "INSTALLED", "STARTED"]
+    posted = [(c[2]["RequestInfo"]["command"], c[2]["RequestInfo"]["parameters"]) for c in calls
+              if c[0] == "POST" and c[1] == CL + "/requests"]
+    assert posted == [(names.CMD_CUTOVER_CHECK, {"flow": "dc2->dc1", "groups": "orders"}),
+                      (names.CMD_FAILOVER_GROUPS, {"flow": "dc2->dc1", "groups": "orders"}),
+                      (names.CMD_VERIFY, {"flow": "dc1->dc2,dc2->dc1"})]
+    assert fake.desired_properties(names.REPLICATION)["direction"] == "one-way"
+    assert "Failback dc1->dc2 (reverse flow dc2->dc1, prefixed policy)" in result.out
+
+
+def test_failback_under_the_identity_policy_needs_the_failovers_state_file(cli, fake, tmp_path):
+    fake.install_started_service(HOSTS, {names.CLUSTERS: {"source.alias": "dc1", "target.alias": "dc2"},
+                                         names.REPLICATION: {"replication.policy": "identity"}})
+    fake.dr_installed = True
+    missing = str(tmp_path / "failover.json")
+    result = run(cli, fake, "failback", "--flow", "dc1->dc2", "--groups", "orders", "--restore", "original",
+                 "--failover-state", missing)
+    assert result.code == 2 and "failover state file %s does not exist" % missing in result.err
+    assert fake.mutating_calls() == []

@@ -223,3 +223,16 @@ def test_connection_target_from_the_file_or_environment(cli, fake, monkeypatch):
     monkeypatch.setenv("AMBARI_CLUSTER", "prod")
     assert "is not installed" in cli("status").out
     assert os.path.exists(TOPOLOGY)
+
+
+def test_the_fake_refuses_an_accept_without_text_plain_like_ambari(fake):
+    """Ambari's REST services produce text/plain only: "Accept: application/json" gets 406 and no body
+    (compared with the real server in tests/realserver/test_upgrade_cli.py); mm2-ambari's own Accept passes."""
+    from mm2_ambari.ambari_api import ACCEPT
+    auth = ("admin", "admin-secret")
+    url = fake.url + "/api/v1/clusters/prod"
+    json_only = requests.get(url, auth=auth, headers={"Accept": "application/json"})
+    assert (json_only.status_code, json_only.content) == (406, b"")
+    for accept in (ACCEPT, "text/plain", "*/*"):
+        ok = requests.get(url, auth=auth, headers={"Accept": accept})
+        assert ok.status_code == 200 and ok.headers["Content-Type"] == "text/plain;charset=utf-8", accept

@@ -119,9 +119,10 @@ def test_upgrade_adds_new_properties_keeps_operator_values_and_flags_restart(cli
 
     lag = fake.alert_definitions[lag_id]
     release_lag = _definitions(_alerts(release))["mm2_replication_lag"]
+    # stored as Ambari stores a PUT's parameters: as text (see rest_fake_ambari._source_as_stored)
     values = dict((p["name"], p["value"]) for p in lag["source"]["parameters"])
-    assert values["lag.warning"] == 25000.0  # the operator's threshold stays
-    assert values["lag.critical"] == 50000.0  # the cluster's value stays (no way to tell it from an operator's)
+    assert values["lag.warning"] == "25000.0"  # the operator's threshold stays
+    assert values["lag.critical"] == "50000.0"  # the cluster's value stays (no way to tell it from an operator's)
     assert "metrics.cache.seconds" in values  # the new parameter arrives
     assert [p["name"] for p in lag["source"]["parameters"]] == [p["name"] for p in release_lag["source"]["parameters"]]
     assert lag["source"]["path"] == release_lag["source"]["path"] and lag["source"]["type"] == "SCRIPT"
@@ -291,8 +292,8 @@ def test_an_earlier_releases_default_gives_way_to_the_new_one(cli, fake, release
     assert fake.desired_properties(REPL)["tasks.max"] == "12"  # the operator's, not 1.0.0.0's default "2"
     assert fake.desired_properties(ENV)["mm2_metrics_ssl_keystore_password"] == "ks-secret-1"
     values = dict((p["name"], p["value"]) for p in fake.alert_definitions[lag_id]["source"]["parameters"])
-    assert values["lag.critical"] == 100000.0  # was 1.0.0.0's default: takes this release's
-    assert values["lag.warning"] == 25000.0  # the operator's
+    assert values["lag.critical"] == "100000.0"  # was 1.0.0.0's default: takes this release's
+    assert values["lag.warning"] == "25000.0"  # the operator's
     assert "~ parameter lag.critical: 50000.0 -> 100000.0 (an earlier release's default: this release's)" in result.out
 
 

@@ -1,5 +1,5 @@
 """kafka_keys.TYPES is what Kafka's own ConfigDefs say (types, ranges, choices), read again from the
-official Kafka 3.9 distribution (tests/realkafka/dists.py: 3.9.2, whose table equals 3.9.0's) by
+official Kafka 3.9 distribution (tests/realkafka/dists.py: 3.9.1, whose table equals 3.9.0's) by
 tests/tools/extract_kafka_types.py. Every other version of the matrix: tests/versions/test_config_types.py."""
 import os
 import shutil

@@ -2,13 +2,12 @@
 `mm2-ambari render` needs: the command, run from a fresh virtualenv outside the checkout, writes
 the properties, the secrets file, mm2-env.sh and the log4j file.
 
-Builds the wheel and installs it with its dependencies (requests, PyYAML, Jinja2, tqdm) from the
-configured package index; about 20 s on a warm pip cache.
+The wheel is built and installed with its dependencies (requests, PyYAML, Jinja2, tqdm) from the
+configured package index once per session (tests/wheel_install.py), shared with tests/newcomer.
 """
 import os
+import pathlib
 import subprocess
-import sys
-import venv
 
 import pytest
 
@@ -17,23 +16,10 @@ EXAMPLE = os.path.join(ROOT, "examples", "active-active-dc", "configurations.jso
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    work = tmp_path_factory.mktemp("wheel")
-    wheels = work / "dist"
-    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), ROOT],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, cwd=str(work))
-    assert build.returncode == 0, build.stdout
-    wheel = [str(p) for p in wheels.iterdir() if p.name.endswith(".whl")]
-    assert len(wheel) == 1
-    env_dir = work / "venv"
-    venv.EnvBuilder(with_pip=True).create(str(env_dir))
-    python = str(env_dir / "bin" / "python")
-    install = subprocess.run([python, "-m", "pip", "install", "-q", wheel[0]], stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, universal_newlines=True, cwd=str(work))
-    if install.returncode != 0 and "No matching distribution" in install.stdout:
-        pytest.skip("the wheel's dependencies are not reachable from the package index: %s" % install.stdout[-300:])
-    assert install.returncode == 0, install.stdout
-    return env_dir, work
+def installed(installed_wheel, tmp_path_factory):
+    """(the virtualenv with the wheel, a work directory of this module): the wheel is built and installed
+    once per session (tests/conftest.py installed_wheel, shared with tests/newcomer)."""
+    return pathlib.Path(installed_wheel.env_dir), tmp_path_factory.mktemp("wheel-work")
 
 
 def test_render_from_the_wheel_writes_all_four_files(installed):
@@ -69,3 +55,13 @@ def test_the_wheel_carries_its_license_and_metadata(installed):
     assert out.splitlines()[0] == "Apache-2.0"
     assert "License :: OSI Approved :: Apache Software License" in out
     assert "['LICENSE', 'NOTICE']" in out
+
+
+def test_the_wheel_names_no_homepage_it_does_not_have(installed):
+    """No public home exists yet: no Home-page or Project-URL (pyproject.toml says why), never an invented one."""
+    env_dir, work = installed
+    out = subprocess.check_output([str(env_dir / "bin" / "python"), "-c",
+                                   "from importlib import metadata as m; d = m.distribution("
+                                   "'kafka-mirrormaker2-mpack-tools'); print(d.metadata.get('Home-page')); "
+                                   "print(d.metadata.get_all('Project-URL'))"], cwd=str(work), universal_newlines=True)
+    assert out.split() == ["None", "None"]

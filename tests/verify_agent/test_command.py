@@ -149,3 +149,21 @@ def test_yarn_when_the_cluster_has_yarn_and_spark_with_keytabs_shipped(site):
     assert call["links"] == {"mm2-verify-1.keytab": keytab}
     assert result.structured_out["verify_replication"]["spark_master"] == "yarn"
     assert "Spark yarn (the cluster has YARN and Spark)" in result.output
+
+
+def test_the_caller_names_the_flows_as_failover_and_failback_do(site):
+    """mm2-ambari failback verifies the reverse flow (and, active-active, both directions) by naming them; a flow
+    that is not enabled is refused by name before Spark starts."""
+    drv, state = driver(site, {"exit": 0, "counts": {"source_records": 1, "target_records": 1, "matched": 1}},
+                        replication={"direction": "active-active", "verify.flows": "primary->backup"})
+    assert drv.run("VERIFY_REPLICATION", command_params={"flow": "backup->primary"}).exit_code == 0
+    assert drv.run("VERIFY_REPLICATION", command_params={"flow": "primary->backup,backup->primary"}).exit_code == 0
+    first, second = fake_spark.calls(state)
+    assert [e["flow"] for e in first["plan"]["flows"]] == ["backup->primary"]
+    assert [e["flow"] for e in second["plan"]["flows"]] == ["primary->backup", "backup->primary"]
+    drv.configurations[names.REPLICATION]["direction"] = "one-way"
+    result = drv.run("VERIFY_REPLICATION", command_params={"flow": "backup->primary"})
+    assert result.exit_code != 0
+    assert "flow backup->primary (command parameter flow) is not enabled here; the enabled flows are " \
+        "primary->backup" in result.output
+    assert len(fake_spark.calls(state)) == 2

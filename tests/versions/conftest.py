@@ -1,21 +1,46 @@
-"""The version matrix: which official Kafka distributions a run covers.
+"""The version matrix: which official Kafka distributions a run covers, and how deeply.
 
-MM2_TEST_KAFKA_VERSIONS="2.8.2 3.9 4" (space or comma separated), "all" for every version dists.py knows; default
-CI_VERSIONS (Bigtop's 2.8.2 in ZooKeeper mode and the newest 4.x in KRaft: the ends of the matrix; the default 3.9 runs
-every other real-Kafka suite). Cases run one version after the other (never two versions' clusters at once)."""
+MM2_TEST_KAFKA_VERSIONS: the versions that run the full case set (test_lifecycle.py) and the value-type check;
+space or comma separated, "all" for every version dists.py knows; default CI_VERSIONS: Bigtop's 2.8.2 in ZooKeeper
+mode and the newest 4.x in KRaft, the ends of the matrix (tests/e2e runs the same case set on the default 3.9).
+MM2_TEST_KAFKA_SHORT_VERSIONS: the versions that run the short sequence only (test_dists.py: the distribution is what
+it says, brokers of the same version start, its own connect-mirror-maker.sh replicates exactly); default
+CI_SHORT_VERSIONS, the lines between the ends that operators run (HDInsight 5.1's 3.2, Bigtop's newest 3.4.1, ODP's
+3.6.2, 4.0). A version in both runs the full case set only. Cases run one version after the other (never two
+versions' clusters at once)."""
 import os
 import re
 
 from realkafka import dists
 
-
 CI_VERSIONS = ("2.8.2", "4")
+CI_SHORT_VERSIONS = ("3.2.3", "3.4.1", "3.6.2", "4.0")
 
 
-def matrix_versions():
-    asked = os.environ.get("MM2_TEST_KAFKA_VERSIONS", "").strip()
+def _asked(variable, default):
+    asked = os.environ.get(variable, "").strip()
     if asked == "all":
         names = sorted(dists.DISTS, key=lambda n: [int(x) for x in dists.DISTS[n].release.split(".")])
     else:
-        names = [v for v in re.split(r"[\s,]+", asked) if v] if asked else list(CI_VERSIONS)
+        names = [v for v in re.split(r"[\s,]+", asked) if v] if asked else list(default)
     return [dists.ALIASES.get(n, n) for n in names]
+
+
+def matrix_versions():
+    """The versions of the full case set."""
+    return _asked("MM2_TEST_KAFKA_VERSIONS", CI_VERSIONS)
+
+
+def short_versions():
+    """The versions of the short sequence (those of the full case set left out)."""
+    full = set(matrix_versions())
+    return [n for n in _asked("MM2_TEST_KAFKA_SHORT_VERSIONS", CI_SHORT_VERSIONS) if n not in full]
+
+
+# the built mpack and the agent drivers of the end-to-end suites (test_lifecycle.py drives them per version)
+from e2e.conftest import drivers, mpack  # noqa: E402,F401
+
+
+def all_versions():
+    """Every version of the run (full case set, then short sequence)."""
+    return matrix_versions() + short_versions()

@@ -11,12 +11,12 @@ import pytest
 from mm2_core.kafka import versions
 from realkafka import cluster as rk
 from realkafka import dists
-from versions.conftest import matrix_versions
+from versions.conftest import all_versions
 
 PROBE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "java", "ConfigTypes.java")
 
 
-@pytest.mark.parametrize("name", matrix_versions())
+@pytest.mark.parametrize("name", all_versions())
 def test_value_types_are_those_of_the_real_config_defs(name):
     reason = dists.skip_reason(name) or (None if rk.java_home() else "no Java 17")
     if reason:

@@ -1,4 +1,7 @@
-"""Every official Kafka distribution of the matrix (tests/realkafka/dists.py) is what it says and runs MM2.
+"""The short sequence: an official Kafka distribution (tests/realkafka/dists.py) is what it says and runs MM2.
+
+The versions of MM2_TEST_KAFKA_SHORT_VERSIONS (versions/conftest.py) that do not run the full case set
+(test_lifecycle.py, which covers the same and more).
 
 Per version: the distribution is assembled (bin/ + config/ of the release, libs/ from Maven Central), its
 kafka-clients is the release, two one-node clusters of that same version start (ZooKeeper mode for 2.x, KRaft
@@ -11,10 +14,10 @@ import pytest
 
 from realkafka import cluster as rk
 from realkafka import dists
-from versions.conftest import matrix_versions
+from versions.conftest import short_versions
 
 
-@pytest.mark.parametrize("name", matrix_versions())
+@pytest.mark.parametrize("name", short_versions())
 def test_distribution_runs_brokers_and_mirror_maker(name, tmp_path):
     reason = dists.skip_reason(name)
     if reason:

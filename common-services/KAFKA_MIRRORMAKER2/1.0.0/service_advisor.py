@@ -201,8 +201,12 @@ class KAFKA_MIRRORMAKER2100ServiceAdvisor(service_advisor.ServiceAdvisor):
         found += advice.installation_problems(current.get(names.ENV), self._stack_kafka_version(services),
                                               cluster_runs_kafka=self._cluster_kafka_version(services) is not None)
         if not any(p.level == problems.ERROR for p in found):
-            found += advice.listener_problems(parse.build_topology(current, version, local_kafka=local), local)
+            topology = parse.build_topology(current, version, local_kafka=local)
+            found += advice.listener_problems(topology, local)
+            from mm2_core.connect import live   # connect mode: live flow settings, the REST listener's protection
+            found += live.config_problems(current, topology)
         items = [(p.config_type, p.name, p.level, p.message) for p in found]
+        items.extend(advice.catchup_problems(current, version, local))
         if not any(level == problems.ERROR for _, _, level, _ in items):
             items.extend(self._placement_problems(services, current, version, local))
         return self._to_items(items, version, origin)

@@ -11,7 +11,8 @@ from mm2_core.config import names, schema
 from mm2_core.config.local_kafka import bootstrap_servers, parse_host_ports
 from mm2_core.config.problems import problem
 from mm2_core.kafka import versions
-from mm2_core.model import placement
+from mm2_core.advisor import catchup
+from mm2_core.model import parse, placement
 from mm2_core.model.topology import RESERVED_ALIASES
 
 CLUSTERS = names.CLUSTERS
@@ -135,7 +136,29 @@ def recommend(current, local_kafka=None, cluster_name=None):
     if local_kafka and local_kafka.get("ranger_kafka_enabled"):
         # Ranger's authorizer does not implement Kafka's ACL API: ACL sync only fails and logs.
         put(REPLICATION, "sync.topic.acls.enabled", "false")
+    # the target producers' batching that let a flow catch up after an outage (advisor/catchup.py)
+    for key, value in sorted(catchup.recommend(flow_targets(current, local_kafka), current.get(names.CUSTOM)).items()):
+        put(names.CUSTOM, key, value)
     return out
+
+
+def flow_targets(current, local_kafka=None, version=None):
+    """The target aliases of the enabled flows ([] while the topology does not parse: validation says why)."""
+    if version is None:
+        version = kafka_version_for_validation(current.get(names.ENV))[0]
+    try:
+        topo, collector = parse.parse(current, version, local_kafka)
+    except Exception:  # the advisor degrades: a broken topology is the validator's to report
+        return []
+    if topo is None or collector.has_errors:
+        return []
+    return sorted(set(f.target for f in topo.enabled_flows))
+
+
+def catchup_problems(current, version, local_kafka=None):
+    """[(config type, property, level, message)]: settings that slow down a catch-up after an outage."""
+    return catchup.problems(flow_targets(current, local_kafka, version), current.get(names.CUSTOM),
+                            (current.get(REPLICATION) or {}).get("tasks.max", schema.REPLICATION["tasks.max"].default))
 
 
 # --- validation items ------------------------------------------------------------------------------

@@ -69,16 +69,24 @@ def evaluate(listing, healer, thresholds, now):
     return ev.Result(state, lines)
 
 
-def _client(configs, timeout):
+def _client(configs, timeout, host=None):
+    """The worker's REST API the way the driver reaches it (loopback, or HTTPS + Basic auth on this host)."""
+    import socket
+    from mm2_core.connect.rest_security import RestSecurity
     port = _get(configs, names.DRIVER, _DRIVER, "connect.rest.port")
+    sec = RestSecurity.from_env(configs.get(names.ENV))
     # reads only: no version-gated call is made, so the oldest Connect REST API is assumed
-    return connect_rest.ConnectRest("http://127.0.0.1:%s" % port, versions.MIN_VERSION, timeout=timeout)
+    try:
+        return connect_rest.ConnectRest(sec.url(host or socket.getfqdn(), port), versions.MIN_VERSION,
+                                        timeout=timeout, auth=sec.auth(), ca_file=sec.ca_file or None)
+    except (ValueError, IOError, OSError) as e:   # missing credentials or CA file: said, never raised
+        raise connect_rest.ConnectError("cannot reach the Connect REST API: %s" % e)
 
 
-def held_flows(configs, timeout=5.0):
+def held_flows(configs, timeout=5.0, host=None):
     """{flow: PAUSED|STOPPED} of the flows an operator holds on this driver's worker ({} when it cannot tell)."""
     try:
-        listing = _client(configs, timeout).connectors()
+        listing = _client(configs, timeout, host).connectors()
     except connect_rest.ConnectError:
         return {}
     flows = set(connect_mode.split_connector_name(n)[0] for n in listing if connect_mode.split_connector_name(n))
@@ -89,7 +97,7 @@ def held_flows(configs, timeout=5.0):
 _LABEL = r'%s="([^"]*)"'
 
 
-def herder_lines(configs, text, timeout=5.0):
+def herder_lines(configs, text, timeout=5.0, host=None):
     """Exposition lines mm2_herder_up / mm2_herder_start_time_ms, one per flow of this host's Connect worker,
     from the worker's app-info series (mm2_connect_worker_up/_start_time_ms) and its REST listing: the
     replication alerts then read connect mode's metrics as they read a dedicated MM2's herders ("" when the
@@ -107,7 +115,7 @@ def herder_lines(configs, text, timeout=5.0):
     if version is None:
         return ""
     try:
-        listing = _client(configs, timeout).connectors()
+        listing = _client(configs, timeout, host).connectors()
     except connect_rest.ConnectError:
         return ""
     flows = sorted(set(connect_mode.split_connector_name(n)[0] for n in listing if connect_mode.split_connector_name(n)))
@@ -120,10 +128,9 @@ def herder_lines(configs, text, timeout=5.0):
     return ("\n" if text and not text.endswith("\n") else "") + "\n".join(out) + ("\n" if out else "")
 
 
-def execute(configs, thresholds, now, timeout=10.0):
-    client = _client(configs, timeout)
+def execute(configs, thresholds, now, timeout=10.0, host=None):
     try:
-        listing = client.connectors()
+        listing = _client(configs, timeout, host).connectors()
     except connect_rest.ConnectError as e:
         return ev.Result(ev.UNKNOWN, ["Connect mode: this driver's Kafka Connect worker did not answer (%s)" % e])
     pid_dir = _get(configs, names.ENV, _ENV, "mm2_pid_dir")

@@ -249,7 +249,7 @@ def _execute(kind, token_map, parameters, host_name, now):
         if alert_connect.enabled(configs):   # connect mode: the worker's REST API says it exactly
             return alert_connect.execute(configs, thresholds, now if now is not None else time.time(),
                                          timeout=max(1.0, min(10.0, cfg.param_float(parameters, P_TIMEOUT,
-                                                                                    DEFAULT_TIMEOUT))))
+                                                                                    DEFAULT_TIMEOUT))), host=host)
 
     proc = None
     if kind == PROCESS:
@@ -275,7 +275,7 @@ def _execute(kind, token_map, parameters, host_name, now):
     from mm2_core.alerts import alert_connect
     if alert_connect.enabled(configs):   # connect mode: one herder per flow on this host's worker
         text = text + alert_connect.herder_lines(configs, text, timeout=max(1.0, min(5.0, cfg.param_float(
-            parameters, P_TIMEOUT, DEFAULT_TIMEOUT))))
+            parameters, P_TIMEOUT, DEFAULT_TIMEOUT))), host=host)
     snap = m.Snapshot(text, FAMILIES[kind], fetched.at, fetched.url)
     if kind == PROCESS:
         return _process_result(snap, fetched, thresholds, proc, host)
@@ -292,7 +292,7 @@ def _execute(kind, token_map, parameters, host_name, now):
         from mm2_core.alerts import alert_connect
         if alert_connect.enabled(configs):   # connect mode: a flow an operator paused or stopped is not alerted on
             held = alert_connect.held_flows(configs, timeout=max(1.0, min(5.0, cfg.param_float(
-                parameters, P_TIMEOUT, DEFAULT_TIMEOUT))))
+                parameters, P_TIMEOUT, DEFAULT_TIMEOUT))), host=host)
             flows_here = [f for f in flows_here if f.name not in held]
     expected_names = [f.name for f in flows_here]
 

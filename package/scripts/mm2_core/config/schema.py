@@ -84,8 +84,6 @@ class Property(object):
         return "Property(%r)" % (self.name,)
 
 
-# Connect mode's settings are edited under Advanced kafka-mm2-env / kafka-mm2-driver (no theme tab of their own yet).
-_CONNECT_MODE_NOT_IN_THEME = "connect mode (issue 23): shown in the Advanced sections; no theme tab yet"
 
 
 class ConfigType(object):
@@ -262,21 +260,39 @@ ENV = ConfigType(names.ENV, "MirrorMaker 2 process environment", [
              "failed tasks restarted automatically.",
              value_type="value-list", entries=[("dedicated", "dedicated (connect-mirror-maker.sh)"),
                                                ("connect", "connect (Kafka Connect worker + REST)")],
-             overridable=False,
-             not_in_theme=_CONNECT_MODE_NOT_IN_THEME),
+             overridable=False),
     Property("mm2_autorestart_enabled", "true", "Restart failed connectors and tasks",
              "Connect mode: a healer process restarts FAILED connectors and tasks with back-off.",
-             value_type="boolean", overridable=False,
-             not_in_theme=_CONNECT_MODE_NOT_IN_THEME),
+             value_type="boolean", overridable=False),
     Property("mm2_autorestart_max_restarts", "10", "Automatic restarts before giving up",
              "Connect mode: restarts of one connector (with its failed tasks) before the healer gives up on it "
-             "and the tasks alert says so.", value_type="int", minimum="1", maximum="1000", overridable=False,
-             not_in_theme=_CONNECT_MODE_NOT_IN_THEME),
+             "and the tasks alert says so.", value_type="int", overridable=False, minimum="1", maximum="1000"),
     Property("mm2_autorestart_backoff_unit_seconds", "60", "Back-off unit of automatic restarts",
              "The n-th restart waits unit x n x (n+1), at most 60 units: with 60 s, Strimzi's 0, 2, 6, 12, 20, "
              "30, 42, 56, 60 minutes.", value_type="int", minimum="1", maximum="3600", unit="seconds",
-             overridable=False,
-             not_in_theme=_CONNECT_MODE_NOT_IN_THEME),
+             overridable=False),
+    # connect mode's REST listener (the control plane): loopback, or HTTPS + Basic auth (mm2_core.connect.rest_security)
+    Property("mm2_connect_rest_tls_enabled", "false", "REST API over HTTPS with Basic auth",
+             "Connect mode: off, the Kafka Connect worker's REST API listens on 127.0.0.1 only (plain HTTP, reached "
+             "only from the host). On, it listens on this host's name over HTTPS with the keystore below and "
+             "requires the user and password below (Connect's BasicAuthSecurityRestExtension); the agent's "
+             "commands, the healer and the alerts use both.", value_type="boolean", overridable=False),
+    Property("mm2_connect_rest_keystore_location", "", "REST keystore",
+             "Keystore (JKS or PKCS12) with this host's certificate and key, on every driver host; usually the "
+             "host's TLS keystore. Its certificate must name the host (Ambari's host name).",
+             empty_value_valid=True),
+    Property("mm2_connect_rest_keystore_type", "JKS", "REST keystore type", "JKS or PKCS12.",
+             value_type="value-list", entries=_choices(("JKS", "PKCS12"))),
+    Property("mm2_connect_rest_keystore_password", "", "REST keystore password",
+             "Password of the REST keystore and of its key.", value_type="password"),
+    Property("mm2_connect_rest_ca_file", "", "REST CA file (PEM)",
+             "PEM file with the CA certificates that signed the hosts' certificates: the commands, the healer "
+             "and the alerts verify the REST listener with it.", empty_value_valid=True),
+    Property("mm2_connect_rest_username", "mm2-control", "REST user",
+             "HTTP Basic user of the REST API (kept with its password in a 0600 file beside the worker's "
+             "configuration).", overridable=False),
+    Property("mm2_connect_rest_password", "", "REST password",
+             "HTTP Basic password of the REST user.", value_type="password", overridable=False),
     Property("mm2_local_kafka_wait_seconds", "300", "Wait for this cluster's Kafka",
              "When a flow this driver runs reads from or writes to this Ambari cluster's own Kafka, start "
              "first waits up to this long for one of its brokers to accept connections (after a host "
@@ -495,12 +511,11 @@ DRIVER = ConfigType(names.DRIVER, "Per-host driver settings (use config groups)"
     Property("connect.group.id", "mm2-connect", "Connect group (connect mode)",
              "Connect mode: group.id of the worker; its internal topics on the target are <group>-configs.internal, "
              "<group>-offsets.internal and <group>-status.internal. Give each Ambari cluster writing into the "
-             "same target its own group.",
-             not_in_theme=_CONNECT_MODE_NOT_IN_THEME),
+             "same target its own group."),
     Property("connect.rest.port", "8093", "Connect REST port (connect mode)",
              "Connect mode: the Kafka Connect worker's REST API, bound to 127.0.0.1 only (the control plane "
-             "of the flows on this host).", value_type="int", minimum="1024", maximum="65535",
-             not_in_theme=_CONNECT_MODE_NOT_IN_THEME),
+             "of the flows on this host), or HTTPS with Basic auth (kafka-mm2-env/mm2_connect_rest_tls_enabled).",
+             value_type="int", minimum="1024", maximum="65535"),
 ])
 
 LOG4J = ConfigType(names.LOG4J, "MirrorMaker 2 logging", [
@@ -520,7 +535,20 @@ LOG4J = ConfigType(names.LOG4J, "MirrorMaker 2 logging", [
 CUSTOM = ConfigType(names.CUSTOM, "Custom MM2 properties, passed through after validation", [],
                     supports_adding_forbidden=False)
 
-CONFIG_TYPES = (ENV, CLUSTERS, REPLICATION, TOPOLOGY, DRIVER, LOG4J, CUSTOM)
+# Not in <configuration-dependencies> (names.NO_RESTART_CONFIG_TYPES): a save never flags "Restart Required".
+LIVE = ConfigType(names.LIVE, "Live flow settings (connect mode, applied without a restart)", [
+    Property("flow.settings", "", "Live flow settings",
+             "Connect mode only: per-flow settings the running drivers apply without a restart (Apply live flow "
+             "changes, or mm2-ambari command APPLY_LIVE_CHANGES --all-hosts), one per line as "
+             "SOURCE->TARGET.setting = value, e.g. A->B.topics = orders.*, payments. Settings: topics, "
+             "topics.exclude, groups, groups.exclude, sync.group.offsets.enabled, sync.group.offsets.interval.seconds, "
+             "emit.checkpoints.interval.seconds, refresh.topics.interval.seconds, refresh.groups.interval.seconds, "
+             "sync.topic.configs.enabled, tasks.max. A line overrides that flow's value from Replication or the "
+             "topology. Saving it never marks the drivers Restart Required; dedicated mode refuses it.",
+             value_type="content", show_property_name=False, empty_value_valid=True, overridable=False),
+])
+
+CONFIG_TYPES = (ENV, CLUSTERS, REPLICATION, TOPOLOGY, DRIVER, LOG4J, CUSTOM, LIVE)
 
 # A change of only these properties is offered as "Refresh configs" (RECONFIGURE with reconfigureAction
 # reload_configs, Ambari's <supported-refresh-commands>) instead of a restart: in connect mode the driver PUTs the

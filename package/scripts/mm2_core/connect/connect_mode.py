@@ -17,14 +17,16 @@ them inside a dedicated MM2 (Kafka's connect/mirror sources), so both modes repl
 Secrets never go over REST: every secret value of a connector config becomes a reference
 ${file:<conf>/mm2-connect-secrets.properties:<connector>/<key>} resolved by the worker's FileConfigProvider.
 
-The REST listener is bound to 127.0.0.1 only (control plane never open), so a Connect group has one
-worker: one driver host per target in connect mode (the advisor and START refuse more).
+The REST listener is bound to 127.0.0.1 only, or serves HTTPS with Basic auth (rest_security): the control
+plane is never open. A Connect group has one worker: one driver host per target in connect mode (the
+advisor and START refuse more).
 Pure (stdlib only, Python 2.7 and 3).
 """
 from collections import OrderedDict
 
 from mm2_core.kafka import versions
 from mm2_core.config.problems import ConfigError, Problem
+from mm2_core.connect.rest_security import RestSecurity
 from mm2_core.model import resolved
 
 WORKER_FILE = "connect-distributed.properties"
@@ -171,11 +173,13 @@ def served_target(topology, problems):
     return target
 
 
-def plan(properties, topology, hostname, rest_port, secrets_path, group_id=GROUP_ID):
+def plan(properties, topology, hostname, rest_port, secrets_path, group_id=GROUP_ID, security=None):
     """ConnectPlan of this host from the dedicated rendering (properties [(key, value)]); ConfigError naming
-    the property when connect mode cannot serve this host's part of the topology."""
+    the property when connect mode cannot serve this host's part of the topology. security: the REST
+    listener's RestSecurity (loopback when None)."""
     version = topology.version
-    problems = []
+    security = security or RestSecurity()
+    problems = list(security.problems(version))
     unsupported = versions.unsupported(version, versions.CONNECT_MODE, "connect mode")
     if unsupported:
         from mm2_core.config import names
@@ -185,7 +189,7 @@ def plan(properties, topology, hostname, rest_port, secrets_path, group_id=GROUP
         raise ConfigError(problems)
     raw = OrderedDict(properties)
     answers = resolved.resolve(topology)
-    worker = _worker(raw, target, version, rest_port, group_id)
+    worker = _worker(raw, target, version, rest_port, group_id, security, hostname)
     connectors = OrderedDict()
     flows = []
     for flow in topology.enabled_flows:
@@ -214,13 +218,13 @@ def plan(properties, topology, hostname, rest_port, secrets_path, group_id=GROUP
                 config[key] = "${file:%s:%s}" % (secrets_path, ref)
     worker_has_secret = any(versions.is_secret_key(k) and v and not versions.is_provider_reference(v)
                             for k, v in worker)
-    return ConnectPlan(target, worker, connectors, secrets, flows, "http://127.0.0.1:%s" % rest_port,
+    return ConnectPlan(target, worker, connectors, secrets, flows, security.url(hostname, rest_port),
                        worker_has_secret)
 
 
-def _worker(raw, target, version, rest_port, group_id):
-    """MirrorMakerConfig.workerConfig for the target, with the connect-mode group, a loopback REST listener
-    and the FileConfigProvider the connector secrets need."""
+def _worker(raw, target, version, rest_port, group_id, security, hostname):
+    """MirrorMakerConfig.workerConfig for the target, with the connect-mode group, the REST listener (loopback,
+    or HTTPS with Basic auth: rest_security) and the FileConfigProvider the connector secrets need."""
     props = cluster_props(raw, target, version)
     for prefix in WORKER_TOP_LEVEL_PREFIXES:
         props.update(_with_prefix(raw, prefix, False))
@@ -236,11 +240,9 @@ def _worker(raw, target, version, rest_port, group_id):
         providers.append("file")
     props["config.providers"] = ",".join(providers)
     props.setdefault("config.providers.file.class", FILE_PROVIDER_CLASS)
-    # the control plane: loopback only
-    props["listeners"] = "http://127.0.0.1:%s" % rest_port
-    props["rest.advertised.host.name"] = "127.0.0.1"
-    props["rest.advertised.port"] = str(rest_port)
-    props["rest.advertised.listener"] = "http"
+    # the control plane: loopback only, or HTTPS with Basic auth
+    for key, value in security.worker_entries(hostname, rest_port):
+        props[key] = value
     # heartbeat connectors send into their source through producer.override.*
     props["connector.client.config.override.policy"] = "All"
     return list(props.items())

@@ -1,11 +1,15 @@
 """A small, bounded client of Kafka Connect's REST API (connect mode's control plane).
 
-Only loopback URLs are accepted (the worker's listener is bound to 127.0.0.1). Every call has a timeout;
+Never an open API: an http:// URL must be loopback (the worker's listener bound to 127.0.0.1); an https://
+URL needs Basic auth credentials and a CA file, and the certificate and host name are verified
+(rest_security). The password goes only into the Authorization header, never into a message. Every call has a timeout;
 errors become ConnectError with Connect's own message. Which calls a Kafka version has is decided by
 mm2_core.versions (CONNECT_RESTART_TASKS, CONNECT_STOP, CONNECT_OFFSETS): an older worker's call is refused
 here with that sentence before anything is sent. Stdlib only, Python 2.7 and 3.
 """
+import base64
 import json
+import ssl
 
 try:   # Python 3
     from urllib.request import Request, urlopen
@@ -35,13 +39,27 @@ class Unsupported(ConnectError):
 
 
 class ConnectRest(object):
-    def __init__(self, url, version, timeout=DEFAULT_TIMEOUT):
-        host = urlparse(url).hostname
-        if host not in LOOPBACK:
+    """url: http://<loopback>:<port>, or https://<host>:<port> with auth=(user, password) and ca_file (PEM)."""
+
+    def __init__(self, url, version, timeout=DEFAULT_TIMEOUT, auth=None, ca_file=None):
+        parsed = urlparse(url)
+        self._context = None
+        self._authorization = None
+        if parsed.scheme == "https":
+            if not auth or not auth[0] or not auth[1] or not ca_file:
+                raise ValueError("the Connect REST API over HTTPS (%s) is reached with Basic auth credentials and "
+                                 "a CA file only (kafka-mm2-env/mm2_connect_rest_*)" % url)
+            self._context = ssl.create_default_context(cafile=ca_file)
+            token = base64.b64encode(("%s:%s" % (auth[0], auth[1])).encode("utf-8")).decode("ascii")
+            self._authorization = "Basic " + token
+        elif parsed.hostname not in LOOPBACK:
             raise ValueError("the Connect REST API of connect mode is reached on loopback only, not %s" % url)
         self.url = url.rstrip("/")
         self.version = versions.KafkaVersion.parse(version)
         self.timeout = timeout
+
+    def __repr__(self):   # never the credentials
+        return "ConnectRest(%s)" % self.url
 
     # -- plumbing
     def _path(self, *parts):
@@ -52,14 +70,19 @@ class ConnectRest(object):
         request = Request(url, data=data)
         request.get_method = lambda: method
         request.add_header("Accept", "application/json")
+        if self._authorization:
+            request.add_header("Authorization", self._authorization)
         if data is not None:
             request.add_header("Content-Type", "application/json")
         try:
-            response = urlopen(request, timeout=self.timeout)
+            if self._context is not None:
+                response = urlopen(request, timeout=self.timeout, context=self._context)
+            else:
+                response = urlopen(request, timeout=self.timeout)
             status, payload = response.getcode(), response.read()
         except HTTPError as e:
             status, payload = e.code, e.read()
-        except (URLError, IOError, OSError) as e:
+        except (URLError, IOError, OSError, ssl.CertificateError) as e:   # CertificateError: a wrong host name
             raise ConnectError("Kafka Connect at %s did not answer %s %s: %s" % (self.url, method, url, e))
         text = payload.decode("utf-8", "replace") if payload else ""
         try:

@@ -527,3 +527,32 @@ def offsets_csv_rows(checkpoints, group):
     """topic,partition,offset lines of a group's translated offsets (what --reset-offsets --from-file reads)."""
     mine = sorted((cp.topic, cp.partition, cp.downstream) for cp in checkpoints if cp.group == group)
     return "".join("%s,%d,%d\n" % row for row in mine)
+
+
+def parse_partition_offsets(value):
+    """{(topic, partition): offset} of 'topic-p=N,...' (a command parameter); ValueError names the bad item."""
+    out = {}
+    for item in [i.strip() for i in (value or "").split(",") if i.strip()]:
+        name, sep, number = item.rpartition("=")
+        topic, dash, partition = name.rpartition("-")
+        if not sep or not dash or not topic or not partition.isdigit() or not number.strip().isdigit():
+            raise ValueError("'%s': give topic-partition=offset, e.g. orders-0=120" % item)
+        out[(topic, int(partition))] = int(number)
+    return out
+
+
+def cap_rows(rows, not_after):
+    """offsets_csv_rows with each partition's offset at most not_after[(topic, p)]; returns (rows, [capped]).
+
+    A failback under the identity policy moves a group back to the source at the reverse flow's translation,
+    which lies after the records the reverse flow copied; records the source wrote before its outage that were
+    never replicated sit before those: the group must not start past the first of them."""
+    out, capped = [], []
+    for line in rows.splitlines():
+        topic, partition, offset = line.rsplit(",", 2)
+        limit = not_after.get((topic, int(partition)))
+        if limit is not None and int(offset) > limit:
+            capped.append("%s-%s: %s -> %d" % (topic, partition, offset, limit))
+            offset = str(limit)
+        out.append("%s,%s,%s\n" % (topic, partition, offset))
+    return "".join(out), capped

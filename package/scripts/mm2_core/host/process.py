@@ -98,10 +98,12 @@ def read_cmdline(pid, proc_root="/proc"):
     return [_t.decode_output(p) for p in parts]
 
 
-def process_state(pid, proc_root="/proc"):
-    """One-letter state from /proc/<pid>/stat (R, S, D, Z, ...); None if no such process."""
+EXITED_STATES = ("Z", "X", "x")
+
+
+def _stat_state(path):
     try:
-        with open(os.path.join(proc_root, str(pid), "stat"), "rb") as fh:
+        with open(path, "rb") as fh:
             data = _t.decode_output(fh.read())
     except (IOError, OSError):
         return None
@@ -110,8 +112,26 @@ def process_state(pid, proc_root="/proc"):
     return rest[0] if rest else None
 
 
+def process_state(pid, proc_root="/proc"):
+    """One-letter state from /proc/<pid>/stat (R, S, D, Z, ...); None if no such process."""
+    return _stat_state(os.path.join(proc_root, str(pid), "stat"))
+
+
+def live_threads(pid, proc_root="/proc"):
+    """Thread ids of pid, other than its main thread, that have not exited (/proc/<pid>/task)."""
+    task_dir = os.path.join(proc_root, str(pid), "task")
+    try:
+        tids = [int(t) for t in os.listdir(task_dir) if t.isdigit() and int(t) != pid]
+    except OSError:
+        return []
+    return [t for t in tids if _stat_state(os.path.join(task_dir, str(t), "stat")) not in EXITED_STATES + (None,)]
+
+
 def is_alive(pid, proc_root="/proc"):
-    """True for a live process; a zombie has exited (its parent just has not reaped it)."""
+    """True for a live process. A zombie has exited (its parent just has not reaped it), unless other
+    threads of it still run: /proc/<pid>/stat shows the main thread only, and a JVM's main thread can be
+    a zombie while its other threads are still exiting and still hold its listening ports and files
+    (seen with a killed multi-threaded process: main thread Z, a thread S, its socket still listening)."""
     if not os.path.isdir(proc_root):  # no procfs: fall back on signal 0
         try:
             os.kill(pid, 0)
@@ -119,7 +139,9 @@ def is_alive(pid, proc_root="/proc"):
             return e.errno == errno.EPERM
         return True
     state = process_state(pid, proc_root)
-    return state is not None and state not in ("Z", "X", "x")
+    if state is None:
+        return False
+    return state not in EXITED_STATES or bool(live_threads(pid, proc_root))
 
 
 def is_mm2_cmdline(argv, props_path):
@@ -157,6 +179,8 @@ def check_status(pid_file, props_path, proc_root="/proc"):
     if not is_alive(pid, proc_root):
         return Status(DEAD, pid, "process %d from %s is not running" % (pid, pid_file))
     argv = read_cmdline(pid, proc_root)
+    if argv == [] and process_state(pid, proc_root) in EXITED_STATES:  # main thread gone, others exiting
+        return Status(DEAD, pid, "process %d from %s is exiting" % (pid, pid_file))
     if not is_mm2_cmdline(argv, props_path):
         shown = " ".join(argv or [])[:200]
         return Status(NOT_OURS, pid, "pid %d from %s belongs to another program (%s), not MM2 with %s"
@@ -394,9 +418,12 @@ def stop_process(pid, props_path, timeout, kill=os.kill, proc_root="/proc", cloc
     if _wait_gone(pid, props_path, kill_wait, proc_root, clock, sleep, poll):
         return Outcome(True, "killed", pid,
                        "MM2 (pid %d) ignored SIGTERM for %ss and was killed with SIGKILL" % (pid, timeout))
+    state = process_state(pid, proc_root)
+    threads = len(live_threads(pid, proc_root)) if state in EXITED_STATES else 0
     return Outcome(False, "survived", pid,
-                   "MM2 (pid %d) is still alive %ss after SIGKILL (state %s)"
-                   % (pid, kill_wait, process_state(pid, proc_root)))
+                   "MM2 (pid %d) is still alive %ss after SIGKILL (state %s%s)"
+                   % (pid, kill_wait, state, ": its main thread exited, %d other thread(s) have not" % threads
+                      if threads else ""))
 
 
 # ---------------------------------------------------------------- decisions of START and STOP

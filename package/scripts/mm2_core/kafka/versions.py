@@ -121,6 +121,7 @@ CONNECT_MODE = "connect-mode"
 CONNECT_RESTART_TASKS = "connect-restart-tasks"
 CONNECT_STOP = "connect-stop"
 CONNECT_OFFSETS = "connect-offsets"
+CONNECT_REST_TLS_AUTH = "connect-rest-tls-auth"
 PRODUCER_BOOTSTRAP_SERVER = "producer-bootstrap-server"
 MM2_FORMATTERS = "mm2-formatters"
 GET_OFFSETS_TOOL = "get-offsets-tool"
@@ -128,6 +129,9 @@ INTERNAL_TOPICS_USE_SEPARATOR = "internal-topics-use-separator"
 JAVA8_DEPRECATED = "java8-deprecated"
 TOPICS_IF_NOT_EXISTS_WITH_BOOTSTRAP = "topics-if-not-exists-with-bootstrap"
 SIMPLE_GROUP_CHECKPOINTS = "simple-group-checkpoints"
+OFFSET_SYNC_HISTORY = "offset-sync-history"
+OFFSET_SYNC_HISTORY_ACROSS_RESTARTS = "offset-sync-history-across-restarts"
+OFFSET_SYNCS_AT_COMMIT = "offset-syncs-at-commit"
 CHECKPOINTS_ONLY_WHEN_CHANGED = "checkpoints-only-when-changed"
 CONSOLE_COMMAND_OPTIONS = "console-command-options"
 CONFIGS_DESCRIBE_ALL = "configs-describe-all"
@@ -159,6 +163,8 @@ FEATURES = {
                                            "(KIP-745)"),
     CONNECT_STOP: ("3.5.0", None, "PUT /connectors/<name>/stop, the STOPPED state (KIP-875)"),
     CONNECT_OFFSETS: ("3.6.0", None, "GET/PATCH/DELETE /connectors/<name>/offsets (KIP-875)"),
+    CONNECT_REST_TLS_AUTH: ("2.0.0", None, "an HTTPS REST listener (listeners.https.ssl.*, KIP-208, 1.1) with Basic "
+                                           "auth by BasicAuthSecurityRestExtension (rest.extension.classes, KIP-285)"),
     PRODUCER_BOOTSTRAP_SERVER: ("2.5.0", None, "kafka-console-producer.sh --bootstrap-server (KIP-499)"),
     MM2_FORMATTERS: ("2.7.0", None, "org.apache.kafka.connect.mirror.formatters.* for the console consumer"),
     GET_OFFSETS_TOOL: ("3.0.0", None, "bin/kafka-get-offsets.sh with --command-config (KIP-635)"),
@@ -171,6 +177,19 @@ FEATURES = {
     SIMPLE_GROUP_CHECKPOINTS: ("2.8.0", None,
                                "checkpoints of groups that commit without the group protocol (assign(), "
                                "kafka-consumer-groups --reset-offsets); 2.4-2.7 skip them (isSimpleConsumerGroup)"),
+    OFFSET_SYNC_HISTORY: ("3.4.1", None,
+                          "checkpoints of groups behind the latest offset sync, from the offset syncs read since the "
+                          "checkpoint task started (KAFKA-14666; OffsetSyncStore's history is in the 3.4.1 jar, not "
+                          "in 3.4.0); before, only groups at or past the latest offset sync are translated"),
+    OFFSET_SYNC_HISTORY_ACROSS_RESTARTS: ("3.7.1", None,
+                                          "the offset-sync history also covers syncs from before the checkpoint "
+                                          "task's last start (KAFKA-15905: in the 3.7.1 jar, not in 3.7.0 or 3.6.2; "
+                                          "on real 3.4.1 and 3.6.2 a group behind a driver restart never translated)"),
+    OFFSET_SYNCS_AT_COMMIT: ("3.7.0", None,
+                             "an offset sync for the last record copied, at the task's offset commit (KAFKA-15906: "
+                             "delayedOffsetSyncs in the 3.7.0 jar, not in 3.6.2): a group at the end translates "
+                             "exactly; from 3.4.1 to 3.6.x it translates to its latest offset sync + 1 (measured on "
+                             "real 3.4.1: 302 and 403 for ends 394 and 406)"),
     CHECKPOINTS_ONLY_WHEN_CHANGED: ("3.4.1", None,
                                     "the checkpoint task emits a checkpoint only when it changed "
                                     "(checkpointIsMoreRecent); before, every interval re-emits all of them"),

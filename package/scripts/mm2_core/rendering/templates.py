@@ -31,6 +31,11 @@ def template_context(configurations, kafka_version, hostname=None, conf_dir=None
         if jar:
             opts.append("-javaagent:%s=%s:%s" % (jar, metrics_listen(configurations, hostname),
                                                  os.path.join(conf_dir, "jmx_exporter_mm2.yaml")))
+    from mm2_core.connect import rest_security
+    rest = rest_security.RestSecurity.from_env(dict(
+        (p, get(configurations, names.ENV, p)) for p in rest_security.PROPERTIES))
+    if text(get(configurations, names.ENV, "mm2_run_mode")).strip() == "connect" and rest.tls:
+        opts.append(rest.kafka_opt(os.path.join(conf_dir, rest_security.JAAS_FILE)))
     return {
         "mm2_java_home": text(get(configurations, names.ENV, "mm2_java_home")).strip() or (java_home or ""),
         "mm2_log_dir": text(get(configurations, names.ENV, "mm2_log_dir")),

@@ -1,0 +1,139 @@
+"""FLOW_SEED: where a flow's source connector starts, written before the flow runs (a failback under the identity
+policy: the loop prevention of `mm2-ambari failback`).
+
+Under the identity policy a topic keeps its name, so after a failover of A->B the topic on B holds A's records
+(copied) followed by what B's producers wrote. The reverse flow B->A must copy only the latter, else A's own
+records come back to A: this command writes, for each partition, the position MM2 resumes from into the Connect
+offsets topic of the flow's herder (mm2-offsets.<source>.internal on the target; rules in
+mm2_core.kafka.connect_offsets), then reads them back. The flow must not be running (MM2 would overwrite them).
+
+Command parameters (commandParams/<name>):
+  flow     SOURCE->TARGET between two clusters of the topology (it need not be enabled yet)
+  offsets  topic-partition=next,... : the first source offset to copy per partition
+  at       end : instead of offsets, the source's end offsets of the flow's topics now (nothing of today's
+           source is copied again: restoring A->B after a failback)
+"""
+from resource_management.core.exceptions import Fail
+from resource_management.core.logger import Logger
+
+from mm2_core.host import cutover, kafka_tools
+from mm2_core.kafka import connect_offsets
+
+RESULT = "flow_seed"
+READ_QUIET_MS = 10000
+
+
+def parse_offsets(value, flow):
+    """{(topic, partition): next offset} of 'topic-p=N,...'; Fail naming the item and the form."""
+    try:
+        return cutover.parse_partition_offsets(value)
+    except ValueError as e:
+        raise Fail("FLOW_SEED %s: offsets item %s" % (flow, e))
+
+
+def positions_plan(source, wanted, stored):
+    """[(key, value, (topic, partition), next)] to write so the flow's source connector resumes at `wanted`
+    ({(topic, p): next}); partitions already there (stored {(topic, p): last copied}) are left out. next 0 needs
+    no record, unless MM2 stored a position (then -1: from the beginning)."""
+    writes = []
+    for (topic, partition), nxt in sorted(wanted.items()):
+        last = nxt - 1
+        if stored.get((topic, partition)) == last or (last < 0 and (topic, partition) not in stored):
+            continue
+        key = connect_offsets.source_partition_key(source, topic, partition)
+        writes.append((key, connect_offsets.offset_value(last), (topic, partition), nxt))
+    return writes
+
+
+def _flow(topo, wanted):
+    source, sep, target = (wanted or "").replace(" ", "").partition("->")
+    if not sep or source not in topo.clusters or target not in topo.clusters or source == target:
+        raise Fail("FLOW_SEED needs flow=SOURCE->TARGET between two clusters of the topology (%s); got %r" % (
+            ", ".join(sorted(topo.clusters)), wanted))
+    return source, target
+
+
+def flow_seed(script, params):
+    import mm2_commands
+    import mm2_kafka_cli
+    import mm2_service
+    from mm2_cutover import _param
+    rendering = mm2_commands._render(params)
+    topo = rendering.topology
+    flow = _param("flow")
+    source, target = _flow(topo, flow)
+    name = "%s->%s" % (source, target)
+    if name in [f.name for f in topo.enabled_flows] and mm2_service.running(params):
+        raise Fail("FLOW_SEED %s: the flow runs on this host and would overwrite its positions: make it not "
+                   "enabled (or stop MirrorMaker 2) first" % name)
+    at, given = _param("at"), _param("offsets")
+    if (at == "end") == bool(given) or (at and at != "end"):
+        raise Fail("FLOW_SEED %s: give either offsets=topic-partition=offset,... or at=end" % name)
+    mm2_commands._kinit(params)
+    topic = connect_offsets.offsets_topic(source)
+    with mm2_kafka_cli.KafkaCli(params, rendering, timeout=60) as cli:
+        if at == "end":
+            res = cli.run(cutover.get_offsets_command(cli.home, cli.bootstrap(source), cli.config(source), -1))
+            if not res.ok:
+                raise Fail("FLOW_SEED %s: end offsets of %s: %s" % (name, source, res.problem(3)))
+            flt = mm2_commands.topic_filter(topo, _as_flow(topo, source, target))
+            wanted = dict((tp, o) for tp, o in cutover.parse_offsets(res.out).items()
+                          if flt.matches(tp[0]) and not kafka_tools.is_internal_topic(tp[0])
+                          and not tp[0].endswith("heartbeats"))
+        else:
+            wanted = parse_offsets(given, name)
+        ends = cli.run(kafka_tools.end_offsets_command(cli.home, cli.version, cli.bootstrap(target),
+                                                       cli.config(target), topic) or [])
+        partitions = kafka_tools.parse_end_offsets(ends.out, topic) if ends.ok else {}
+        created = False
+        if not partitions:
+            rf = dict(rendering.properties).get("offset.storage.replication.factor")
+            res = cli.run(kafka_tools.topics_create(cli.home, cli.bootstrap(target), cli.config(target), topic,
+                                                    partitions=connect_offsets.OFFSETS_TOPIC_PARTITIONS,
+                                                    replication_factor=int(rf) if rf and rf != "-1" else None,
+                                                    configs=connect_offsets.OFFSETS_TOPIC_CONFIGS))
+            if not res.ok:
+                raise Fail("FLOW_SEED %s: creating %s on %s: %s" % (name, topic, target, res.problem(3)))
+            created = True
+            stored = {}
+        else:
+            stored = _stored(cli, target, topic, source)
+        import mm2_cutover
+        # the flow's topics on its target now, before it copies anything (what the target had of its own)
+        target_ends = mm2_cutover._flow_target_ends(cli, topo, _as_flow(topo, source, target))
+        writes = positions_plan(source, wanted, stored)
+        if writes:
+            argv = kafka_tools.console_producer(cli.home, cli.version, cli.bootstrap(target), cli.config(target),
+                                                topic) + ["--property", "parse.key=true", "--property",
+                                                          "key.separator=\t"]
+            res = cli.run(argv, stdin="\n".join("%s\t%s" % (k, v) for k, v, _, _ in writes))
+            if not res.ok:
+                raise Fail("FLOW_SEED %s: writing %d position(s) to %s on %s: %s" % (
+                    name, len(writes), topic, target, res.problem(3)))
+            after = _stored(cli, target, topic, source)
+            wrong = ["%s-%d" % tp for _, _, tp, nxt in writes if after.get(tp) != nxt - 1]
+            if wrong:
+                raise Fail("FLOW_SEED %s: wrote %d position(s) to %s but %s do not read back: run FLOW_SEED again"
+                           % (name, len(writes), topic, ", ".join(wrong)))
+    positions = dict(("%s-%d" % tp, nxt) for tp, nxt in sorted(wanted.items()))
+    Logger.info("FLOW_SEED %s: %s starts at %s (%d written to %s on %s%s)" % (
+        name, name, ", ".join("%s=%d" % kv for kv in sorted(positions.items())) or "nothing", len(writes), topic,
+        target, ", created" if created else ""))
+    script.put_structured_out({RESULT: {"flow": name, "positions": positions, "written": len(writes),
+                                        "offsets_topic": topic, "created": created, "target_ends": target_ends}})
+    return positions
+
+
+def _as_flow(topo, source, target):
+    """The topology's flow source->target, or one with the global settings (simple mode: the flow the
+    direction will enable)."""
+    from mm2_core.model.topology import Flow
+    for f in topo.flows:
+        if f.source == source and f.target == target:
+            return f
+    return Flow(source, target, None, enabled=False)
+
+
+def _stored(cli, target, topic, source):
+    res = cli.consume(target, topic, mode="keyed", timeout_ms=READ_QUIET_MS)
+    return cutover.parse_source_offsets(res.out, source)
