@@ -6,8 +6,10 @@ The real agent runs every command the server sends (stack hooks included) in a p
 cluster-env switches of the stack hooks (realops.HOOK_SWITCHES): nothing is written on the machine outside
 the test's directories, and the test asserts that (agent.written_outside()).
 
-The cases share one cluster and run in file order: (a) the web UI's Add Service wizard calls, then the
-operations; (b) the service removed and deployed again with `mm2-ambari deploy`; (c) a blueprint.
+The file has a server, agent and cluster of its own (the session's server of the other files is never touched,
+whatever the order). Its cases share that cluster and run in file order: (a) the web UI's Add Service wizard
+calls, then the operations; (b) the service removed and deployed again with `mm2-ambari deploy`; (c) a blueprint.
+Skipped with the reason without root, `unshare --mount` with overlayfs, or the official Kafka distribution.
 """
 import os
 import signal
@@ -29,6 +31,54 @@ MIRRORED = "src." + TOPIC       # the prefixed replication policy: <source alias
 HOOK_WRITES = ("/usr/lib/ambari-logsearch-logfeeder", "/usr/lib/ambari-logsearch-logfeeder/conf")
 
 
+CLUSTER = "mm2repl"
+
+
+def _prerequisites_problem():
+    """Why this file cannot run here (None when it can): checked before any server, agent or Kafka starts."""
+    import agent as agent_mod
+    reason = rk.skip_reason()
+    if reason:
+        return reason
+    problem = agent_mod.RealAgent.private_mounts_problem()
+    if problem:
+        return ("the agent cannot run in a private mount namespace with overlays here (%s): the stack hooks "
+                "would write to this machine" % problem)
+    return None
+
+
+@pytest.fixture(scope="module")
+def own_ambari(server_home, built_mpack, tmp_path_factory):
+    """A server of this file's own (not the session's `ambari`): the cases below remove, redeploy and recreate
+    the cluster, which must never touch what the other files of this folder see, whatever the order."""
+    import server
+    problem = _prerequisites_problem()
+    if problem:
+        pytest.skip(problem)
+    try:
+        s = server.AmbariServer(server_home, str(tmp_path_factory.mktemp("ambari-server-repl")))
+    except server.Skip as why:
+        pytest.skip(str(why))
+    s.install_mpack(built_mpack)
+    try:
+        s.start()
+        yield s
+    finally:
+        s.stop()
+
+
+@pytest.fixture(scope="module")
+def own_agent(own_ambari, tmp_path_factory):
+    import agent as agent_mod
+    a = agent_mod.RealAgent(own_ambari, str(tmp_path_factory.mktemp("ambari-agent-repl")), private_mounts=True)
+    a.start()
+    try:
+        a.registration = a.wait_registered()
+        yield a
+    finally:
+        a.stop()
+
+
 @pytest.fixture(scope="module")
 def kafka_pair(tmp_path_factory):
     reason = rk.skip_reason()
@@ -39,21 +89,21 @@ def kafka_pair(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def lab(cluster_with_host, agent_host, kafka_pair, tmp_path_factory):
-    """The cluster with its host, cluster-env saved, and no MirrorMaker 2 service yet (the bare service the
-    session's ambari_cluster added is removed first and added back at the end, as the other files expect)."""
-    ambari, cluster, host = cluster_with_host
-    if not agent_host.private_mounts:
-        pytest.skip("the agent cannot run in a private mount namespace here (%s): the stack hooks would write "
-                    "to this machine" % agent_host.private_mounts_problem())
+def lab(own_ambari, own_agent, kafka_pair, tmp_path_factory):
+    """This file's server with a cluster, its host, cluster-env saved, another service holding the repository
+    version, and no MirrorMaker 2 service yet."""
+    ambari, cluster, host, agent_host = own_ambari, CLUSTER, own_agent.hostname, own_agent
     source, target = kafka_pair
-    realops.remove_service(ambari, cluster, host)
-    # The agent registered before its host joined the cluster and has fetched its configurations since: the
-    # server's per-host configuration cache then lacks this cluster, and the next configuration change fails
-    # inside the server (ConfigHelper.updateAgentConfigs: NullPointerException, seen here). A restarted agent
-    # registers again and the server rebuilds that cache, as after `ambari-agent restart` on a real host.
-    agent_host.restart()
+    status, body = ambari.request("POST", "/api/v1/clusters/" + cluster, {"Clusters": {"version": "BIGTOP-3.3.0"}})
+    assert status in (201, 202), (status, body)
+    # The server caches each registered host's configurations of every cluster (AgentConfigsHolder), filled
+    # once and refreshed only by a configuration save. A cluster created after the agent registered is missing
+    # from that cache, and the first configuration save after its host joined fails inside the server
+    # (ConfigHelper.updateAgentConfigs: NullPointerException). A save while the cluster has no host yet
+    # refreshes the cache of every host (the installer wizard saves cluster-env before it adds hosts, too).
     realops.prepare_cluster_env(ambari, cluster)
+    status, body = ambari.request("POST", "/api/v1/clusters/%s/hosts/%s" % (cluster, host))
+    assert status in (201, 202), (status, body)
     realops.ensure_repository_os(ambari, ambari.host_os_family())
     # the Add Service wizard runs on an installed cluster: its services name the repository version a new
     # service gets (ServiceResourceProvider: "No repositories were found for service installation" otherwise)
@@ -68,14 +118,7 @@ def lab(cluster_with_host, agent_host, kafka_pair, tmp_path_factory):
     try:
         yield lab
     finally:
-        try:
-            realops.remove_service(ambari, cluster, host)
-            realops.delete_service(ambari, cluster, realops.OTHER_SERVICE)
-        finally:
-            _kill_left_over(lab.pid_file)
-            repo_id = ambari.repository_version("BIGTOP", "3.3.0")
-            ambari.request("POST", "/api/v1/clusters/%s/services" % cluster,
-                           [{"ServiceInfo": {"service_name": S, "desired_repository_version_id": repo_id}}])
+        _kill_left_over(lab.pid_file)
 
 
 def _kill_left_over(pid_file):
@@ -177,34 +220,6 @@ def test_a_custom_command_replication_status(lab):
     (report,) = structured["replication_status"]
     assert (report["source"], report["target"], report["problems"]) == ("src", "dst", [])
     assert TOPIC in report["matched_topics"] and report["not_yet_mirrored"] == []
-
-
-def test_a_alerts_ok_then_target_down_turns_lag_and_latency_non_ok(lab):
-    expected = set(a["name"] for a in _alert_definitions())
-
-    def all_ok():
-        current = realops.alerts(lab.ambari, lab.cluster)
-        return set(current) >= expected and all(state == "OK" for state, _ in current.values()) and current
-    try:
-        current = rk.wait_until(all_ok, 360, interval=10, what="every alert OK")
-    except TimeoutError:
-        raise AssertionError("alerts not all OK: %r" % realops.alerts(lab.ambari, lab.cluster))
-    assert set(current) == expected
-    lab.target.stop()
-    try:
-        lab.source.produce_n(TOPIC, 50, prefix="e", start=1000)
-
-        def faulted():
-            now = realops.alerts(lab.ambari, lab.cluster)
-            bad = dict((n, v) for n, v in now.items() if v[0] != "OK")
-            return ("mm2_replication_lag" in bad and "mm2_replication_latency" in bad) and bad
-        try:
-            bad = rk.wait_until(faulted, 420, interval=10, what="lag and latency alerts non-OK")
-        except TimeoutError:
-            raise AssertionError("after the target stopped: %r" % realops.alerts(lab.ambari, lab.cluster))
-        assert bad["mm2_replication_lag"][0] in ("WARNING", "CRITICAL", "UNKNOWN")
-    finally:
-        lab.target.start()
 
 
 def _alert_definitions():
@@ -335,3 +350,31 @@ def test_c_blueprint_replicates_exactly(lab, twins):
     _wait_count(lab.target, "src.invoices", 300)
     lab.source.produce_n("invoices", 200, prefix="j", start=300)
     _wait_count(lab.target, "src.invoices", 500)
+
+
+def test_z_alerts_ok_then_target_down_turns_lag_and_latency_non_ok(lab):
+    expected = set(a["name"] for a in _alert_definitions())
+
+    def all_ok():
+        current = realops.alerts(lab.ambari, lab.cluster)
+        return set(current) >= expected and all(state == "OK" for state, _ in current.values()) and current
+    try:
+        current = rk.wait_until(all_ok, 360, interval=10, what="every alert OK")
+    except TimeoutError:
+        raise AssertionError("alerts not all OK: %r" % realops.alerts(lab.ambari, lab.cluster))
+    assert set(current) == expected
+    lab.target.stop()
+    try:
+        lab.source.produce_n(TOPIC, 50, prefix="e", start=1000)
+
+        def faulted():
+            now = realops.alerts(lab.ambari, lab.cluster)
+            bad = dict((n, v) for n, v in now.items() if v[0] != "OK")
+            return ("mm2_replication_lag" in bad and "mm2_replication_latency" in bad) and bad
+        try:
+            bad = rk.wait_until(faulted, 420, interval=10, what="lag and latency alerts non-OK")
+        except TimeoutError:
+            raise AssertionError("after the target stopped: %r" % realops.alerts(lab.ambari, lab.cluster))
+        assert bad["mm2_replication_lag"][0] in ("WARNING", "CRITICAL", "UNKNOWN")
+    finally:
+        lab.target.start()
