@@ -343,7 +343,7 @@ def test_c_blueprint_replicates_exactly(lab, twins):
     lab.source.create_topic("invoices", partitions=2)
     lab.source.produce_n("invoices", 300, prefix="i")
     request_id = realops.blueprint_cluster(ambari, cluster, host, lab.configurations, lab.passwords)
-    realops.wait_request(ambari, cluster, request_id, 900)
+    realops.wait_request(ambari, cluster, request_id, 600)
     assert realops.service_state(ambari, cluster) == "STARTED"
     assert _mm2_running(lab)
     # the blueprint's configuration is the one the server gave the agent: the clusters and topics of this run
@@ -359,7 +359,7 @@ def test_z_alerts_ok_then_target_down_turns_lag_and_latency_non_ok(lab):
         current = realops.alerts(lab.ambari, lab.cluster)
         return set(current) >= expected and all(state == "OK" for state, _ in current.values()) and current
     try:
-        current = rk.wait_until(all_ok, 360, interval=10, what="every alert OK")
+        current = rk.wait_until(all_ok, 300, interval=10, what="every alert OK")
     except TimeoutError:
         raise AssertionError("alerts not all OK: %r" % realops.alerts(lab.ambari, lab.cluster))
     assert set(current) == expected
@@ -372,7 +372,7 @@ def test_z_alerts_ok_then_target_down_turns_lag_and_latency_non_ok(lab):
             bad = dict((n, v) for n, v in now.items() if v[0] != "OK")
             return ("mm2_replication_lag" in bad and "mm2_replication_latency" in bad) and bad
         try:
-            bad = rk.wait_until(faulted, 420, interval=10, what="lag and latency alerts non-OK")
+            bad = rk.wait_until(faulted, 300, interval=10, what="lag and latency alerts non-OK")
         except TimeoutError:
             raise AssertionError("after the target stopped: %r" % realops.alerts(lab.ambari, lab.cluster))
         assert bad["mm2_replication_lag"][0] in ("WARNING", "CRITICAL", "UNKNOWN")
