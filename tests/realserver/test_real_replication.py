@@ -9,6 +9,7 @@ the test's directories, and the test asserts that (agent.written_outside()).
 The file has a server, agent and cluster of its own (the session's server of the other files is never touched,
 whatever the order). Its cases share that cluster and run in file order: (a) the web UI's Add Service wizard
 calls, then the operations; (b) the service removed and deployed again with `mm2-ambari deploy`; (c) a blueprint.
+The alerts case is not here yet (docs/development-and-testing.md says why).
 Skipped with the reason without root, `unshare --mount` with overlayfs, or the official Kafka distribution.
 """
 import os
@@ -48,13 +49,17 @@ def _prerequisites_problem():
 
 
 @pytest.fixture(scope="module")
-def own_ambari(server_home, built_mpack, tmp_path_factory):
-    """A server of this file's own (not the session's `ambari`): the cases below remove, redeploy and recreate
-    the cluster, which must never touch what the other files of this folder see, whatever the order."""
-    import server
+def prerequisites():
     problem = _prerequisites_problem()
     if problem:
         pytest.skip(problem)
+
+
+@pytest.fixture(scope="module")
+def own_ambari(prerequisites, server_home, built_mpack, tmp_path_factory):
+    """A server of this file's own (not the session's `ambari`): the cases below remove, redeploy and recreate
+    the cluster, which must never touch what the other files of this folder see, whatever the order."""
+    import server
     try:
         s = server.AmbariServer(server_home, str(tmp_path_factory.mktemp("ambari-server-repl")))
     except server.Skip as why:
@@ -222,12 +227,6 @@ def test_a_custom_command_replication_status(lab):
     assert TOPIC in report["matched_topics"] and report["not_yet_mirrored"] == []
 
 
-def _alert_definitions():
-    import json
-    with open(os.path.join(REPO_ROOT, "common-services", S, names.SERVICE_VERSION, "alerts.json")) as fh:
-        return json.load(fh)[S][C]
-
-
 def _stack_defaults(lab):
     return realops.stack_service_defaults(lab.ambari)[0]
 
@@ -350,31 +349,3 @@ def test_c_blueprint_replicates_exactly(lab, twins):
     _wait_count(lab.target, "src.invoices", 300)
     lab.source.produce_n("invoices", 200, prefix="j", start=300)
     _wait_count(lab.target, "src.invoices", 500)
-
-
-def test_z_alerts_ok_then_target_down_turns_lag_and_latency_non_ok(lab):
-    expected = set(a["name"] for a in _alert_definitions())
-
-    def all_ok():
-        current = realops.alerts(lab.ambari, lab.cluster)
-        return set(current) >= expected and all(state == "OK" for state, _ in current.values()) and current
-    try:
-        current = rk.wait_until(all_ok, 300, interval=10, what="every alert OK")
-    except TimeoutError:
-        raise AssertionError("alerts not all OK: %r" % realops.alerts(lab.ambari, lab.cluster))
-    assert set(current) == expected
-    lab.target.stop()
-    try:
-        lab.source.produce_n(TOPIC, 50, prefix="e", start=1000)
-
-        def faulted():
-            now = realops.alerts(lab.ambari, lab.cluster)
-            bad = dict((n, v) for n, v in now.items() if v[0] != "OK")
-            return ("mm2_replication_lag" in bad and "mm2_replication_latency" in bad) and bad
-        try:
-            bad = rk.wait_until(faulted, 300, interval=10, what="lag and latency alerts non-OK")
-        except TimeoutError:
-            raise AssertionError("after the target stopped: %r" % realops.alerts(lab.ambari, lab.cluster))
-        assert bad["mm2_replication_lag"][0] in ("WARNING", "CRITICAL", "UNKNOWN")
-    finally:
-        lab.target.start()
