@@ -5,9 +5,11 @@
 #   3. real Ambari 3         AMBARI_SUITES on ../shared/ambari/trunk      (.venv39, Python 3.9)
 #   4. real Ambari 2.7.8     AMBARI_SUITES on ../shared/ambari/release-2.7.8 (Python 2.7, .venv27)
 # Side by side with 1-4, from the start (each into its own log, printed at the end):
-#   real Kafka A             tests/e2e tests/alerts_real                  (REAL_KAFKA_A)
+#   real Kafka A             tests/e2e                                    (REAL_KAFKA_A)
 #   real Kafka B             tests/mm1 tests/live tests/versions          (REAL_KAFKA_B)
-#   real Kafka C             tests/dr (failover and failback, both policies) (REAL_KAFKA_C)
+#   real Kafka C             tests/dr: failover + failback under the prefixed policy, the silent-loss case
+#   real Kafka D             tests/dr: failover + failback under the identity policy; tests/alerts_real
+#                            (C and D: MM2_DR_CASES, unless set: CI_DR_CASES_C / CI_DR_CASES_D below)
 #   real Ambari server       bash tests/realserver/run.sh (builds the server from ../shared/ambari-src, or reuses it)
 # The real-Kafka lanes use official Kafka distributions and artifacts assembled from Maven Central
 # (tests/realkafka/dists.py, artifacts.py; cached outside the project) and skip with a reason without them.
@@ -26,9 +28,14 @@ ROOT=$PWD
 AMBARI_SUITES=(tests/harness_tests tests/agent tests/advisor tests/alerts tests/build)
 # The real-Kafka folders (each PY3_ONLY, minutes of JVMs each): three lanes beside the double stages.
 # Balanced by the rehearsal of 2026-11-26 (load ~13): mm1 + live took 20 min, e2e ~8 min a case.
-REAL_KAFKA_A=(tests/e2e tests/alerts_real)
+REAL_KAFKA_A=(tests/e2e)
 REAL_KAFKA_B=(tests/mm1 tests/live tests/versions)
 REAL_KAFKA_C=(tests/dr)
+REAL_KAFKA_D=(tests/dr tests/alerts_real)
+# The DR cases of C and D (tests/dr/test_failover.py's MM2_DR_CASES; an MM2_DR_CASES of the caller wins):
+# both replication policies, one lane each (a case takes 15-35 min on the 2-core host).
+CI_DR_CASES_C=${MM2_DR_CASES:-trunk-prefixed silent-loss}
+CI_DR_CASES_D=${MM2_DR_CASES:-trunk-identity}
 
 PY3=${MM2_PY3:-python3}
 PY27=${MM2_PY27:-$(PYENV_VERSION=2.7.18 pyenv which python 2>/dev/null || command -v python2.7 || true)}
@@ -92,9 +99,12 @@ kafka_a_pid=$!
 lane "real Kafka B (${REAL_KAFKA_B[*]})" "$LANES/kafka-b.log" \
   .venv3/bin/python -m pytest -p no:cacheprovider "${REAL_KAFKA_B[@]}" "$@"
 kafka_b_pid=$!
-lane "real Kafka C (${REAL_KAFKA_C[*]})" "$LANES/kafka-c.log" \
-  .venv3/bin/python -m pytest -p no:cacheprovider "${REAL_KAFKA_C[@]}" "$@"
+lane "real Kafka C (${REAL_KAFKA_C[*]}: $CI_DR_CASES_C)" "$LANES/kafka-c.log" \
+  env MM2_DR_CASES="$CI_DR_CASES_C" .venv3/bin/python -m pytest -p no:cacheprovider "${REAL_KAFKA_C[@]}" "$@"
 kafka_c_pid=$!
+lane "real Kafka D (${REAL_KAFKA_D[*]}: $CI_DR_CASES_D)" "$LANES/kafka-d.log" \
+  env MM2_DR_CASES="$CI_DR_CASES_D" .venv3/bin/python -m pytest -p no:cacheprovider "${REAL_KAFKA_D[@]}" "$@"
+kafka_d_pid=$!
 lane "real Ambari server (tests/realserver/run.sh)" "$LANES/realserver.log" \
   env MM2_PY3="$ROOT/.venv3/bin/python" nice -n 5 bash tests/realserver/run.sh "$@"
 realserver_pid=$!
@@ -102,8 +112,9 @@ finish_lanes() {
   wait $kafka_a_pid || status=1
   wait $kafka_b_pid || status=1
   wait $kafka_c_pid || status=1
+  wait $kafka_d_pid || status=1
   wait $realserver_pid || status=1
-  for lane_log in kafka-a kafka-b kafka-c realserver; do
+  for lane_log in kafka-a kafka-b kafka-c kafka-d realserver; do
     echo; echo "== lane log: $lane_log"; cat "$LANES/$lane_log.log"
   done
   rm -rf "$LANES"
@@ -117,7 +128,7 @@ run_stage() {  # name, then the command
 
 # ---- 1 and 2: the double
 IGNORE_LANES=()
-for folder in "${REAL_KAFKA_A[@]}" "${REAL_KAFKA_B[@]}" "${REAL_KAFKA_C[@]}"; do IGNORE_LANES+=(--ignore="$folder"); done
+for folder in "${REAL_KAFKA_A[@]}" "${REAL_KAFKA_B[@]}" "${REAL_KAFKA_C[@]}" "${REAL_KAFKA_D[@]}"; do IGNORE_LANES+=(--ignore="$folder"); done
 run_stage "double, Python 3" .venv3/bin/python -m pytest -p no:cacheprovider "${IGNORE_LANES[@]}" "$@"
 run_stage "double, Python 2.7" env PYTHONPATH="$ROOT/.venv27" "$PY27" -m pytest -p no:cacheprovider "$@"
 

@@ -12,12 +12,16 @@ Command parameters (commandParams/<name>):
   offsets  topic-partition=next,... : the first source offset to copy per partition
   at       end : instead of offsets, the source's end offsets of the flow's topics now (nothing of today's
            source is copied again: restoring A->B after a failback)
+  retire   SOURCE->TARGET (optional): a flow the next start will not enable. Its herder would start the tasks it
+           last ran before MM2 applies the flow's disabled configuration, and under the identity policy that
+           window is a replication loop with the seeded flow; its copying connectors are written disabled and
+           without tasks into its Connect config topic (rules in mm2_core.kafka.connect_configs), then read back.
 """
 from resource_management.core.exceptions import Fail
 from resource_management.core.logger import Logger
 
 from mm2_core.host import cutover, kafka_tools
-from mm2_core.kafka import connect_offsets
+from mm2_core.kafka import connect_configs, connect_offsets
 
 RESULT = "flow_seed"
 READ_QUIET_MS = 10000
@@ -69,6 +73,9 @@ def flow_seed(script, params):
     at, given = _param("at"), _param("offsets")
     if (at == "end") == bool(given) or (at and at != "end"):
         raise Fail("FLOW_SEED %s: give either offsets=topic-partition=offset,... or at=end" % name)
+    retire = _param("retire")
+    if retire:   # refused before anything is written
+        retire = _retire_flow(topo, retire, name, mm2_service.running(params))
     mm2_commands._kinit(params)
     topic = connect_offsets.offsets_topic(source)
     with mm2_kafka_cli.KafkaCli(params, rendering, timeout=60) as cli:
@@ -115,12 +122,14 @@ def flow_seed(script, params):
             if wrong:
                 raise Fail("FLOW_SEED %s: wrote %d position(s) to %s but %s do not read back: run FLOW_SEED again"
                            % (name, len(writes), topic, ", ".join(wrong)))
+        retired = _retire(cli, retire, name) if retire else None
     positions = dict(("%s-%d" % tp, nxt) for tp, nxt in sorted(wanted.items()))
     Logger.info("FLOW_SEED %s: %s starts at %s (%d written to %s on %s%s)" % (
         name, name, ", ".join("%s=%d" % kv for kv in sorted(positions.items())) or "nothing", len(writes), topic,
         target, ", created" if created else ""))
     script.put_structured_out({RESULT: {"flow": name, "positions": positions, "written": len(writes),
-                                        "offsets_topic": topic, "created": created, "target_ends": target_ends}})
+                                        "offsets_topic": topic, "created": created, "target_ends": target_ends,
+                                        "retired": retired}})
     return positions
 
 
@@ -137,3 +146,53 @@ def _as_flow(topo, source, target):
 def _stored(cli, target, topic, source):
     res = cli.consume(target, topic, mode="keyed", timeout_ms=READ_QUIET_MS)
     return cutover.parse_source_offsets(res.out, source)
+
+
+def _retire_flow(topo, wanted, name, running):
+    """(source, target) of the flow to retire; Fail naming it when it is the seeded one or MM2 runs."""
+    source, target = _flow(topo, wanted)
+    retire = "%s->%s" % (source, target)
+    if retire == name:
+        raise Fail("FLOW_SEED %s: retire=%s names the flow being seeded; retire the flow the next start disables"
+                   % (name, retire))
+    if running:
+        raise Fail("FLOW_SEED %s: retire=%s while MirrorMaker 2 runs on this host: its herder would write its own "
+                   "task configurations over it; stop MirrorMaker 2 first" % (name, retire))
+    return source, target
+
+
+def _retire(cli, flow, name):
+    """Write the flow (source, target) disabled and without tasks into its herder's config topic (nothing when the
+    topic or its copying connectors are not there: the flow never ran); read back. Returns what was done."""
+    source, target = flow
+    retire = "%s->%s" % (source, target)
+    topic = connect_configs.configs_topic(source)
+    listed = cli.run(kafka_tools.topics_list(cli.home, cli.bootstrap(target), cli.config(target)))
+    if not listed.ok:
+        raise Fail("FLOW_SEED %s: retiring %s: listing the topics of %s: %s" % (name, retire, target,
+                                                                               listed.problem(3)))
+    if topic not in kafka_tools.parse_topic_list(listed.out):
+        return {"flow": retire, "config_topic": topic, "connectors": [], "written": 0}
+    configs, counts = _configs(cli, target, topic)
+    writes = connect_configs.retire_plan(configs, counts)
+    if writes:
+        argv = kafka_tools.console_producer(cli.home, cli.version, cli.bootstrap(target), cli.config(target),
+                                            topic) + ["--property", "parse.key=true", "--property", "key.separator=\t"]
+        res = cli.run(argv, stdin="\n".join("%s\t%s" % kv for kv in writes))
+        if not res.ok:
+            # never the values in a message: a connector configuration can hold credentials
+            raise Fail("FLOW_SEED %s: retiring %s: writing %d record(s) to %s on %s: %s" % (
+                name, retire, len(writes), topic, target, res.problem(3)))
+        left = connect_configs.retired(*_configs(cli, target, topic))
+        if left:
+            raise Fail("FLOW_SEED %s: retiring %s: %s still enabled or with tasks in %s on %s after the write: run "
+                       "FLOW_SEED again" % (name, retire, ", ".join(left), topic, target))
+    done = sorted(set(k.split("-", 1)[1] for k, _ in writes))
+    Logger.info("FLOW_SEED %s: %s retired in %s on %s (%s)" % (
+        name, retire, topic, target, ", ".join(done) + " disabled without tasks" if done else "nothing to do"))
+    return {"flow": retire, "config_topic": topic, "connectors": done, "written": len(writes)}
+
+
+def _configs(cli, target, topic):
+    res = cli.consume(target, topic, mode="keyed", timeout_ms=READ_QUIET_MS)
+    return connect_configs.read_state(res.out)

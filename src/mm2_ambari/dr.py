@@ -447,7 +447,9 @@ class Failback(Plan):
     Loop prevention: under the prefixed policy B->A runs beside A->B (active-active): MM2 never copies a topic back
     to the cluster it came from (A.<topic> on B stays on B, B.<topic> on A stays on A); B's own topics land on A as
     B.<topic>, so the groups read <topic> and B.<topic> on A. Under the identity policy names are kept, so the two
-    directions never run together (the validator refuses that loop): A->B stops, and B->A starts at the end offsets
+    directions never run together (the validator refuses that loop): A->B stops and is retired (its herder, kept
+    for heartbeats, would start A->B's last tasks again for a moment at the next start: a loop with B->A; FLOW_SEED
+    retire writes it disabled and without tasks; the same for B->A on restore), and B->A starts at the end offsets
     B had when the failover moved the groups (the failover's state file), so it copies only what was written on B
     since and never A's own records back; restoring A->B starts it at A's end offsets, past what B->A copied. What A
     wrote before its outage and never replicated sits before B->A's copies on A: no group moved back starts past it
@@ -534,14 +536,19 @@ class Failback(Plan):
             # down, after B's own records, and the reverse flow would bring it back to A
             self.backend.stop_mm2()
             details.append("%s stopped" % self.original)
-            details.append(self._seed(self.flow, self.opts["boundary"]))
+            # and A->B retired: its herder still runs (heartbeats) and would start A->B's last tasks before
+            # applying its disabled configuration, a loop with B->A for that window (mm2_core.kafka.connect_configs)
+            details.append(self._seed(self.flow, self.opts["boundary"], retire=self.original))
         self.backend.set_flows(self._flows_during(), "failback of %s" % self.original)
         details.append("running %s" % " and ".join(self._flows_during()))
         return True, "; ".join(details), "done"
 
-    def _seed(self, flow, offsets):
-        """FLOW_SEED: the flow's source connector starts at these offsets of its source ({"topic-p": next})."""
+    def _seed(self, flow, offsets, retire=None):
+        """FLOW_SEED: the flow's source connector starts at these offsets of its source ({"topic-p": next}); the
+        flow `retire` (disabled by the next start) starts none of its last tasks."""
         params = {"flow": flow}
+        if retire:
+            params["retire"] = retire
         if offsets == "end":
             params["at"] = "end"
         else:
@@ -552,8 +559,13 @@ class Failback(Plan):
             raise _StepFailed("FLOW_SEED %s: %s" % (flow, result.output.strip()[-800:] or "failed"))
         self.state.data.setdefault("seeded", {})[flow] = out.get("positions")
         self.state.data.setdefault("target_ends_at_seed", {})[flow] = out.get("target_ends") or {}
-        return "%s starts at %s" % (flow, ", ".join("%s=%s" % kv for kv in sorted((out.get("positions") or {})
-                                                                                 .items())) or "its seeded offsets")
+        retired = out.get("retired") or {}
+        if retire:
+            self.state.data.setdefault("retired", {})[retire] = retired
+        return "%s starts at %s%s" % (flow, ", ".join("%s=%s" % kv for kv in sorted((out.get("positions") or {})
+                                                                                   .items())) or "its seeded offsets",
+                                      "; %s retired (%s)" % (retire, ", ".join(retired.get("connectors") or [])
+                                                             or "no task left to start") if retire else "")
 
     def _step_gate(self):
         return self._gate(False)
@@ -569,7 +581,7 @@ class Failback(Plan):
             return True, "kept %s" % " and ".join(self._flows_during()), "done"
         if self.opts["policy"] == "identity":
             self.backend.stop_mm2()
-            seeded = self._seed(self.original, "end")
+            seeded = self._seed(self.original, "end", retire=self.flow)
             # what the source wrote before its outage and never replicated (between the failover's source position
             # and the source's end when the reverse flow started) stays there: copying it would copy the reverse
             # flow's records back too (one range per partition is all MM2 resumes from)

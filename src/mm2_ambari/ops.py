@@ -397,16 +397,6 @@ def _structured(task):
     return structured if isinstance(structured, dict) else None
 
 
-def delete_result_errors(resp):
-    """Ambari answers a DELETE of several host components 200 with {"deleteResult": [{"deleted":
-    {"key"}} | {"error": {"key", "code", "message"}}]} (JsonSerializer.processResultMetadata): a
-    failed delete is not an HTTP error there."""
-    body = getattr(resp, "body", None)
-    if not isinstance(body, dict):
-        return []
-    return [item["error"] for item in body.get("deleteResult") or [] if isinstance(item, dict) and item.get("error")]
-
-
 def remove(ctx, opts):
     service = read_service(ctx)
     if service is None:
@@ -430,15 +420,19 @@ def remove(ctx, opts):
                       host_component_state_body(ctx, "INSTALLED", "Stop %s on %s" % (
                           names.COMPONENT_DISPLAY_NAME, hc["host_name"]), host=hc["host_name"]),
                       "stop %s on %s" % (hc["component_name"], hc["host_name"]))
-    if hcs:
-        resp = ctx.client.delete("%s/host_components?HostRoles/service_name=%s" % (ctx.c, S),
-                                 describe="delete the host components of %s (%s)" % (
-                                     S, ", ".join("%s on %s" % (hc["component_name"], hc["host_name"]) for hc in hcs)))
-        errors = delete_result_errors(resp)
-        if errors:
-            raise OperationFailed("Ambari did not delete every host component of %s; the service is kept" % S,
-                                  ["%s: %s %s" % (e.get("key"), e.get("code"), masking.mask_text(str(e.get("message"))))
-                                   for e in errors])
+    # One DELETE per host component, as the web UI deletes one: the real server refuses a delete by service
+    # name alone ("Cluster name and hostname must be specified", AmbariManagementControllerImpl
+    # .deleteHostComponents). A failed delete keeps the service; the others are reported with it.
+    errors = []
+    for hc in hcs:
+        host, comp = hc["host_name"], hc["component_name"]
+        try:
+            ctx.client.delete("%s/hosts/%s/host_components/%s" % (ctx.c, host, comp),
+                              describe="delete %s on %s" % (comp, host))
+        except AmbariHttpError as exc:
+            errors.append("%s/%s: %s %s" % (host, comp, exc.status, masking.mask_text(str(exc.ambari_message))))
+    if errors:
+        raise OperationFailed("Ambari did not delete every host component of %s; the service is kept" % S, errors)
     ctx.client.delete("%s/services/%s" % (ctx.c, S), describe="delete service %s (Ambari drops its configs "
                                                                "and config groups)" % S)
     if not ctx.dry_run:

@@ -29,7 +29,8 @@ def test_the_reverse_flow_is_seeded_where_connect_reads_it_and_a_rerun_writes_no
     run = ok(driver.run(names.CMD_FLOW_SEED, command_params={"flow": "B->A", "offsets": "orders-0=120,orders-1=0"}))
     out = run.structured_out["flow_seed"]
     assert out == {"flow": "B->A", "positions": {"orders-0": 120, "orders-1": 0}, "written": 1,
-                   "offsets_topic": "mm2-offsets.B.internal", "created": True, "target_ends": {}}
+                   "offsets_topic": "mm2-offsets.B.internal", "created": True, "target_ends": {},
+                   "retired": None}
     meta = json.load(open(a._tdir("mm2-offsets.B.internal") + "/meta.json"))
     assert meta["partitions"] == 25 and meta["configs"] == {"cleanup.policy": "compact"}
     (record,) = a.records("mm2-offsets.B.internal")
@@ -63,3 +64,60 @@ def test_refusals_name_the_flow_the_item_and_a_running_flow(site, guard):
     ok(driver.run("START"))
     run = driver.run(names.CMD_FLOW_SEED, command_params={"flow": "A->B", "at": "end"})
     assert failed(run) and "FLOW_SEED A->B: the flow runs on this host and would overwrite its positions" in run.output
+
+
+def _config_state(cluster, topic):
+    """{key: last value} of a fake config topic (str; None for a null value)."""
+    state = {}
+    for _offset, key, value, _ts in cluster.records(topic):
+        state[key.decode("utf-8")] = None if value is None else value.decode("utf-8")
+    return state
+
+
+def test_retire_writes_the_disabled_direction_without_tasks_where_its_herder_reads_it(site, guard):
+    """A failback under identity enables only B->A next; A->B's herder (kept for heartbeats) would start A->B's last
+    tasks from its config topic before applying A->B's disabled configuration: a loop with B->A for that window."""
+    a, b = _site_clusters(site)
+    topic = "mm2-configs.A.internal"
+    b.create_topic(topic, partitions=1, configs={"cleanup.policy": "compact"})
+    source = {"enabled": "true", "topics": "orders", "source.cluster.alias": "A", "target.cluster.alias": "B",
+              "source.cluster.sasl.jaas.config": "org.apache.kafka.common.security.plain.PlainLoginModule required "
+                                                 "username=\"mm2\" password=\"p4ss-in-config\";"}
+    for key, value in (("connector-MirrorSourceConnector", {"properties": source}),
+                       ("task-MirrorSourceConnector-0", {"properties": dict(source, **{"task.index": "0"})}),
+                       ("commit-MirrorSourceConnector", {"tasks": 1}),
+                       ("connector-MirrorHeartbeatConnector", {"properties": {"enabled": "true"}}),
+                       ("commit-MirrorHeartbeatConnector", {"tasks": 1})):
+        b.append(topic, json.dumps(value).encode("utf-8"), key=key.encode("utf-8"))
+    driver = Driver(site)
+    run = ok(driver.run(names.CMD_FLOW_SEED, command_params={"flow": "B->A", "offsets": "orders-0=3",
+                                                             "retire": "A->B"}))
+    assert run.structured_out["flow_seed"]["retired"] == {
+        "flow": "A->B", "config_topic": topic, "connectors": ["MirrorSourceConnector"], "written": 2}
+    state = _config_state(b, topic)
+    assert json.loads(state["commit-MirrorSourceConnector"]) == {"tasks": 0}
+    assert json.loads(state["connector-MirrorSourceConnector"]) == {"properties": dict(source, enabled="false")}
+    # heartbeats keep running; the checkpoint connector never ran: nothing written for it
+    assert json.loads(state["commit-MirrorHeartbeatConnector"]) == {"tasks": 1}
+    assert "connector-MirrorCheckpointConnector" not in state
+    assert "p4ss-in-config" not in run.output
+    written = len(b.records(topic))
+    again = ok(driver.run(names.CMD_FLOW_SEED, command_params={"flow": "B->A", "offsets": "orders-0=3",
+                                                               "retire": "A->B"}))
+    assert again.structured_out["flow_seed"]["retired"]["written"] == 0 and len(b.records(topic)) == written
+    # a flow that never ran has no config topic: nothing to retire
+    run = ok(driver.run(names.CMD_FLOW_SEED, command_params={"flow": "A->B", "at": "end", "retire": "B->A"}))
+    assert run.structured_out["flow_seed"]["retired"] == {"flow": "B->A", "config_topic": "mm2-configs.B.internal",
+                                                           "connectors": [], "written": 0}
+    assert not a.has_topic("mm2-configs.B.internal")
+
+
+def test_retire_refuses_the_seeded_flow_and_a_running_mm2(site, guard):
+    a, _b = _site_clusters(site)
+    driver = Driver(site)
+    run = driver.run(names.CMD_FLOW_SEED, command_params={"flow": "B->A", "offsets": "orders-0=1", "retire": "B->A"})
+    assert failed(run) and "FLOW_SEED B->A: retire=B->A names the flow being seeded" in run.output
+    assert not a.has_topic("mm2-offsets.B.internal")    # refused before anything was written
+    ok(driver.run("START"))
+    run = driver.run(names.CMD_FLOW_SEED, command_params={"flow": "B->A", "offsets": "orders-0=1", "retire": "A->B"})
+    assert failed(run) and "FLOW_SEED B->A: retire=A->B while MirrorMaker 2 runs on this host" in run.output

@@ -4,8 +4,8 @@
 Which cases run: MM2_DR_CASES="trunk-prefixed silent-loss" (space or comma separated case names, see CASE_NAMES),
 "all" for every case; default CI_CASES (the failover and failback on trunk with the prefixed policy, and the silent
 loss). Each failover+failback case takes 22-25 min on a loaded 2-core host (trunk-prefixed with mm2-verify of both
-directions: 23.6 min; trunk-identity: 22-24.5 min), so trunk-identity belongs in CI only in a lane of its own (tests/run.sh
-lane real Kafka C). A case left out is skipped, naming the knob."""
+directions: 23.6 min; trunk-identity: 22-24.5 min at load ~15, 34.2 min at load ~20 with every record once on both
+clusters), so trunk-identity runs in CI in a lane of its own (tests/run.sh lane real Kafka D). A case left out is skipped, naming the knob."""
 import os
 import re
 

@@ -184,8 +184,10 @@ class Driver(object):
         self.driver_hosts = driver_hosts or [hostname]
         self.metrics_port = rk.free_port()
         jar = "" if artifacts.skip_reason("jmx-exporter") else artifacts.jmx_exporter_jar("1.0.1")
+        # START waits for "Kafka MirrorMaker started" up to mm2_start_timeout_seconds: 240 here, not the product's
+        # 120, because the 3-into-1 case starts 12 herders and took over 120 s at a load of 20 on 2 cores
         self.env = {"kafka_install_source": "path", "kafka_home": rk.kafka_home(), "mm2_java_home": rk.java_home(),
-                    "mm2_heap_opts": heap, "mm2_start_timeout_seconds": "120", "mm2_stop_timeout_seconds": "30",
+                    "mm2_heap_opts": heap, "mm2_start_timeout_seconds": "240", "mm2_stop_timeout_seconds": "30",
                     "mm2_metrics_enabled": "true" if metrics and jar else "false",
                     "mm2_metrics_port": str(self.metrics_port), "jmx_exporter_jar": jar}
         self.configurations = _merge({names.REPLICATION: dict(TEST_REPLICATION),

@@ -16,8 +16,9 @@ import server as srvmod
 
 
 class RealAgent(object):
-    def __init__(self, srv, workdir):
+    def __init__(self, srv, workdir, private_mounts=False):
         self.srv = srv
+        self.private_mounts = private_mounts
         self.workdir = os.path.abspath(workdir)
         self.hostname = socket.getfqdn()
         self.dirs = dict((n, os.path.join(self.workdir, n)) for n in
@@ -89,9 +90,57 @@ custom_actions_dir={cache}/custom_actions
                                                srvmod.agent_site()]))
         return env
 
+    # What the stack hooks (before-ANY/INSTALL/START, after-INSTALL) and service scripts could write outside
+    # the agent's own directories: with private_mounts the agent and everything it starts see these as overlays
+    # whose writes land in workdir/overlay/<dir> (a private mount namespace, `unshare -m`), never on the host.
+    OVERLAID = ("/etc", "/usr", "/var", "/opt", "/srv")
+    PACKAGE_TMP = "/var/lib/ambari-agent/tmp"
+
+    def argv(self):
+        main = [self.srv.python, os.path.join(self.agent_src, "ambari_agent", "main.py"), "start"]
+        if not self.private_mounts:
+            return main
+        script = ["set -e"]
+        for path in self.OVERLAID:
+            if not os.path.isdir(path) or os.path.islink(path):
+                continue
+            upper = os.path.join(self.workdir, "overlay", path.strip("/"), "upper")
+            work = os.path.join(self.workdir, "overlay", path.strip("/"), "work")
+            os.makedirs(upper, exist_ok=True)
+            os.makedirs(work, exist_ok=True)
+            script.append("mount -t overlay overlay -o lowerdir=%s,upperdir=%s,workdir=%s %s" % (path, upper, work, path))
+        # what the ambari-agent package creates: the agent passes this fixed dir (AGENT_TMP_DIR) to every
+        # script as its tmp dir
+        script.append("mkdir -p %s" % self.PACKAGE_TMP)
+        script.append('exec "$@"')
+        return ["unshare", "--mount", "--propagation", "private", "sh", "-c", "\n".join(script), "agent"] + main
+
+    @staticmethod
+    def private_mounts_problem():
+        """None when this process may run the agent in a private mount namespace with overlays, else why."""
+        if os.geteuid() != 0:
+            return "not root (a private mount namespace with overlays needs root)"
+        try:
+            proc = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                                   "mount -t tmpfs none /mnt"], capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return "unshare failed: %s" % exc
+        return None if proc.returncode == 0 else "unshare --mount failed: %s" % proc.stderr.strip()
+
+    def written_outside(self):
+        """Paths the agent's commands wrote under the overlaid host dirs (relative to /): what the hooks and
+        scripts would have changed on a real host."""
+        found = []
+        for path in self.OVERLAID:
+            upper = os.path.join(self.workdir, "overlay", path.strip("/"), "upper")
+            for root, dirs, files in os.walk(upper):
+                for name in dirs + files:
+                    found.append(os.path.join(path, os.path.relpath(os.path.join(root, name), upper)))
+        return sorted(found)
+
     def start(self):
         out = open(os.path.join(self.dirs["log"], "ambari-agent.stdout"), "ab")
-        self.proc = subprocess.Popen([self.srv.python, os.path.join(self.agent_src, "ambari_agent", "main.py"), "start"],
+        self.proc = subprocess.Popen(self.argv(),
                                      env=self.env(), cwd=self.workdir, stdout=out, stderr=subprocess.STDOUT,
                                      start_new_session=True)
         out.close()
@@ -106,6 +155,26 @@ custom_actions_dir={cache}/custom_actions
                 return body["Hosts"]
             time.sleep(2)
         raise RuntimeError("the agent did not register within %ds:\n%s" % (timeout, self.tail()))
+
+    def restart(self, timeout=240):
+        """Stop and start the agent; returns when the server sees it registered and heartbeating again."""
+        before = self.srv.get("/api/v1/hosts/%s?fields=Hosts/last_registration_time" % self.hostname)[1]
+        self.stop()
+        pid_file = os.path.join(self.dirs["run"], "ambari-agent.pid")
+        if os.path.exists(pid_file):  # left by the stopped agent: a new one refuses to start beside it
+            os.remove(pid_file)
+        self.start()
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("the agent exited with %s:\n%s" % (self.proc.returncode, self.tail()))
+            status, body = self.srv.get("/api/v1/hosts/%s?fields=Hosts/last_registration_time,Hosts/host_status"
+                                        % self.hostname)
+            if status == 200 and body["Hosts"]["last_registration_time"] != before["Hosts"]["last_registration_time"] \
+                    and body["Hosts"]["host_status"] == "HEALTHY":
+                return body["Hosts"]
+            time.sleep(2)
+        raise RuntimeError("the agent did not register again within %ds:\n%s" % (timeout, self.tail()))
 
     def stop(self, timeout=30):
         srvmod.stop_child(self.proc, timeout)

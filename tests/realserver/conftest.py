@@ -90,7 +90,10 @@ def agent_host(ambari, tmp_path_factory):
     """A real Ambari 3 agent (../shared/ambari/trunk under Python 3.9) registered with the server; its host
     name. Stopped by pid at the end of the session."""
     import agent as agent_mod
-    a = agent_mod.RealAgent(ambari, str(tmp_path_factory.mktemp("ambari-agent")))
+    # in a private mount namespace when this host allows it: the stack hooks and service commands the real
+    # server sends then write /etc, /usr, /var ... into overlays of the agent's workdir (agent.py)
+    a = agent_mod.RealAgent(ambari, str(tmp_path_factory.mktemp("ambari-agent")),
+                            private_mounts=agent_mod.RealAgent.private_mounts_problem() is None)
     a.start()
     try:
         a.registration = a.wait_registered()

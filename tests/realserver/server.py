@@ -167,6 +167,7 @@ class AmbariServer(object):
                 shutil.copy(os.path.join(res_src, name), os.path.join(res, name))
             os.makedirs(os.path.join(res, "extensions"))
             _write(os.path.join(res, "version"), AMBARI_VERSION)
+            self._stack_lists_host_os()
         keys = d["keys"]
         if not os.path.isfile(os.path.join(keys, "ca.config")):
             # the packaged ca.config points at /var/lib/ambari-server/keys/db: this server's keys/db instead
@@ -234,6 +235,9 @@ class AmbariServer(object):
             "ulimit.open.files": 10000,
             "user.inactivity.timeout.default": 0,
             "api.csrfPrevention.enabled": "true",
+            # a sys-prepped host (ExecutionCommand host_sys_prepped): the stack hooks add no package
+            # repositories and install no packages (before-INSTALL), and skip stack-select (after-INSTALL)
+            "packages.pre.installed": "true",
         }
         self.props = props
         _write(os.path.join(d["conf"], "ambari.properties"),
@@ -269,20 +273,67 @@ class AmbariServer(object):
                 json.dump(families, fh, indent=2)
         return target
 
+    def host_os_family(self):
+        """This host's OS family as the server names it from the agent's report (os_family.json: family name
+        + major version, e.g. debian12), or None."""
+        release = {}
+        if os.path.exists("/etc/os-release"):
+            with open("/etc/os-release") as fh:
+                for line in fh:
+                    if "=" in line:
+                        k, v = line.rstrip("\n").split("=", 1)
+                        release[k] = v.strip('"')
+        distro, major = release.get("ID", ""), release.get("VERSION_ID", "").split(".")[0]
+        with open(os.path.join(self._shared_resources(), "os_family.json")) as fh:
+            families = json.load(fh)["mapping"]
+        for name, family in sorted(families.items()):
+            if distro in family.get("distro", []) and major.isdigit():
+                return name + major
+        return None
+
+    def _stack_lists_host_os(self):
+        """BIGTOP 3.2.0/3.3.0's repoinfo.xml lists redhat7/8/9 and openeuler22 only, so the server cannot build
+        an install/start command for a Debian or Ubuntu host ("Operating System matching debian12 could not be
+        found"). This server's copy lists this host's family too, with a repository nobody reads (a
+        sys-prepped host: packages.pre.installed), as an operator of such a host adds it."""
+        family = self.host_os_family()
+        if not family:
+            return
+        for version in ("3.2.0", "3.3.0"):
+            path = os.path.join(self.dirs["resources"], "stacks", "BIGTOP", version, "repos", "repoinfo.xml")
+            with open(path) as fh:
+                text = fh.read()
+            if 'family="%s"' % family in text:
+                continue
+            entry = ('  <os family="%s">\n    <repo>\n      <baseurl>http://127.0.0.1:1/unused</baseurl>\n'
+                     '      <repoid>BIGTOP-%s</repoid>\n      <reponame>bigtop</reponame>\n    </repo>\n  </os>\n'
+                     % (family, version))
+            _write(path, text.replace("</reposinfo>", entry + "</reposinfo>"))
+
     def h2_jar(self):
         for name in sorted(os.listdir(os.path.join(self.home, "lib"))):
             if name.startswith("h2-") and name.endswith(".jar"):
                 return os.path.join(self.home, "lib", name)
         raise RuntimeError("no h2 jar in %s/lib" % self.home)
 
+    H2_TEXT_LENGTH = 4 * 1024 * 1024
+
     def create_database(self):
         """The sources' H2 DDL into a fresh file database (as `ambari-server setup` runs the DDL of its DB)."""
         if os.path.exists(os.path.join(self.dirs["db"], "ambari.mv.db")) or \
                 os.path.exists(os.path.join(self.dirs["db"], "ambari.h2.db")):
             return
+        # The H2 DDL caps the JSON columns at VARCHAR(3000) where the Postgres/MySQL DDLs have TEXT: BIGTOP
+        # 3.3.0's cluster-env alone is ~26 kB, so a PUT of it fails with H2's "Value too long for column
+        # CONFIG_DATA VARCHAR(3000)". This server's copy gives those columns room as the production DDLs do.
+        with open(os.path.join(self.dirs["resources"], "Ambari-DDL-H2-CREATE.sql")) as fh:
+            ddl = fh.read()
+        if "VARCHAR(3000)" not in ddl:
+            raise RuntimeError("the H2 DDL no longer has VARCHAR(3000) columns: check tests/realserver/server.py")
+        script = os.path.join(self.dirs["db"], "Ambari-DDL-H2-CREATE.sql")
+        _write(script, ddl.replace("VARCHAR(3000)", "VARCHAR(%d)" % self.H2_TEXT_LENGTH))
         cmd = [self.java, "-cp", self.h2_jar(), "org.h2.tools.RunScript", "-url", self.db_url,
-               "-user", "ambari", "-password", "bigdata",
-               "-script", os.path.join(self.dirs["resources"], "Ambari-DDL-H2-CREATE.sql")]
+               "-user", "ambari", "-password", "bigdata", "-script", script]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         if proc.returncode != 0:
             raise RuntimeError("H2 DDL failed: %s %s" % (proc.stdout[-3000:], proc.stderr[-3000:]))

@@ -909,9 +909,13 @@ class Routes(object):
         with one host component in the request the error is the HTTP answer, with several the answer is
         200 and a deleteResult (JsonSerializer.processResultMetadata)."""
         f = self.f
+        terms = _predicate(query)
+        if not set(k for k, _ in terms) & set(("HostRoles/component_name", "HostRoles/host_name")):
+            # a request without a component expands to the components of its host, which it must name (the
+            # real server's answer to a delete by HostRoles/service_name alone, seen in tests/realserver)
+            raise HttpError(400, "Invalid Request: Cluster name and hostname must be specified.")
         for hook in list(f.before_delete):
             hook()
-        terms = _predicate(query)
         matched = [hr for hr in f.hostroles() if _matches(hr, "HostRoles", terms)]
         deleted, errors = [], []
         for hr in matched:
@@ -936,6 +940,8 @@ class Routes(object):
 
     def delete_host_component(self, rest, query, body):
         f = self.f
+        for hook in list(f.before_delete):
+            hook()
         host, comp = rest[1], rest[3]
         svc = f.services.get(S)
         hr = (svc or {}).get("components", {}).get(comp, {}).get(host)

@@ -1,5 +1,5 @@
 """What Ambari's server does behind the calls, and what mm2-ambari makes of it: maintenance mode at
-service, host and component level, INIT states, deleteResult, config-group host conflicts, secret
+service, host and component level, INIT states, refused deletes, config-group host conflicts, secret
 references in config groups, Kerberos installs, command parameters, DNS errors, `validate`.
 
 The fake answers as the server code does (see the class and method named next to each behaviour in
@@ -152,8 +152,8 @@ def test_deploy_installs_drivers_left_in_install_failed(cli, fake):
     assert states(fake) == {H1: "STARTED", H2: "STARTED"}
 
 
-# --- deleteResult ---------------------------------------------------------------------------------
-def test_remove_reports_a_delete_result_error_and_keeps_the_service(cli, fake):
+# --- a host component delete refused ---------------------------------------------------------------------------------
+def test_remove_reports_a_refused_host_component_delete_and_keeps_the_service(cli, fake):
     fake.install_started_service(HOSTS)
 
     def started_meanwhile():  # someone starts H2 again between the stop and the delete
@@ -163,7 +163,8 @@ def test_remove_reports_a_delete_result_error_and_keeps_the_service(cli, fake):
     result = run(cli, fake, "remove", "--yes")
     assert result.code == 1, result
     assert "Ambari did not delete every host component" in result.err
-    assert "%s/%s: 500 Current host component state prohibiting component removal" % (H2, C) in result.err
+    assert "%s/%s: 500 An internal system exception occurred: Current host component state prohibiting " \
+           "component removal" % (H2, C) in result.err
     assert not [c for c in fake.mutating_calls() if c == ("DELETE", CL + "/services/" + S, None)]
     assert S in fake.services and list(fake.services[S]["components"][C]) == [H2]
 

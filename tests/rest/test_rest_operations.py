@@ -104,7 +104,7 @@ def test_remove_stops_then_deletes_and_is_idempotent(cli, fake):
         ("PUT", CL + "/services/" + S, {"RequestInfo": {"context": "Stop MirrorMaker 2", "operation_level": {
             "level": "SERVICE", "cluster_name": "prod", "service_name": S}},
                                         "Body": {"ServiceInfo": {"state": "INSTALLED"}}}),
-        ("DELETE", CL + "/host_components?HostRoles/service_name=" + S, None),
+    ] + [("DELETE", CL + "/hosts/%s/host_components/%s" % (h, C), None) for h in HOSTS] + [
         ("DELETE", CL + "/services/" + S, None),
     ]
     assert S not in fake.services

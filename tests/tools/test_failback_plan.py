@@ -116,7 +116,7 @@ def test_identity_stops_the_original_seeds_the_reverse_at_the_failover_boundary_
     assert code == 0
     assert [c for c, _ in backend.calls] == ["STOP", names.CMD_FLOW_SEED, "SET_FLOWS", names.CMD_CUTOVER_CHECK,
                                              names.CMD_FAILOVER_GROUPS, names.CMD_VERIFY]
-    assert backend.calls[1][1] == {"flow": "B->A", "offsets": "t-0=5"}
+    assert backend.calls[1][1] == {"flow": "B->A", "offsets": "t-0=5", "retire": "A->B"}
     # no group starts on A past A's first record that was never replicated to B
     assert backend.calls[4][1] == {"flow": "B->A", "groups": "g1", "not_after": "t-0=3"}
     # B->A alone (never both: the identity policy would loop), every source./target. property swapped
@@ -132,7 +132,7 @@ def test_identity_restore_seeds_the_original_at_the_ends_of_its_source(tmp_path)
     code, _lines, state = run(backend, tmp_path, policy="identity", boundary={"t-0": 5}, not_after={"t-0": 3})
     assert code == 0
     assert [c for c, _ in backend.calls][-3:] == ["STOP", names.CMD_FLOW_SEED, "SET_FLOWS"]
-    assert backend.calls[-2][1] == {"flow": "A->B", "at": "end"}
+    assert backend.calls[-2][1] == {"flow": "A->B", "at": "end", "retire": "B->A"}
     assert backend.configurations == simple("identity")
     # A's records between its position at the failover (3) and its end when B->A started (8) stay on A: reported
     data = state.load()
