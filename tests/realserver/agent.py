@@ -7,12 +7,25 @@ stopped by its pid. It connects to the server's one-way (certificate signing) an
 ports on 127.0.0.1 and registers this host under its fully qualified name (socket.getfqdn(), as the agent
 does without a hostname script).
 """
+import contextlib
 import os
 import socket
 import subprocess
 import time
 
 import server as srvmod
+
+
+@contextlib.contextmanager
+def registered(server, workdir, private_mounts):
+    """A real agent in workdir registered with server (its registration in .registration); stopped on exit."""
+    a = RealAgent(server, workdir, private_mounts=private_mounts)
+    a.start()
+    try:
+        a.registration = a.wait_registered()
+        yield a
+    finally:
+        a.stop()
 
 
 class RealAgent(object):

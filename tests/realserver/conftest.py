@@ -50,16 +50,10 @@ def built_mpack(tmp_path_factory):
 @pytest.fixture(scope="session")
 def ambari(server_home, built_mpack, tmp_path_factory):
     try:
-        s = server.AmbariServer(server_home, str(tmp_path_factory.mktemp("ambari-server")))
+        with server.started(server_home, str(tmp_path_factory.mktemp("ambari-server")), built_mpack) as s:
+            yield s
     except server.Skip as why:
         pytest.skip(str(why))
-    s.install_output = s.install_mpack(built_mpack)
-    s.mpack_tarball = built_mpack
-    try:
-        s.start()
-        yield s
-    finally:
-        s.stop()
 
 
 @pytest.fixture(scope="session")
@@ -92,14 +86,9 @@ def agent_host(ambari, tmp_path_factory):
     import agent as agent_mod
     # in a private mount namespace when this host allows it: the stack hooks and service commands the real
     # server sends then write /etc, /usr, /var ... into overlays of the agent's workdir (agent.py)
-    a = agent_mod.RealAgent(ambari, str(tmp_path_factory.mktemp("ambari-agent")),
-                            private_mounts=agent_mod.RealAgent.private_mounts_problem() is None)
-    a.start()
-    try:
-        a.registration = a.wait_registered()
+    with agent_mod.registered(ambari, str(tmp_path_factory.mktemp("ambari-agent")),
+                              private_mounts=agent_mod.RealAgent.private_mounts_problem() is None) as a:
         yield a
-    finally:
-        a.stop()
 
 
 @pytest.fixture(scope="session")

@@ -32,6 +32,7 @@ import subprocess
 import sys
 import time
 import base64
+import contextlib
 
 try:
     from urllib.request import Request, urlopen
@@ -65,6 +66,32 @@ def stop_child(proc, timeout):
 
 class Skip(Exception):
     """The real server cannot run here; str() says why."""
+
+
+def _os_release():
+    """(ID, major VERSION_ID) of this host's /etc/os-release, ("", "") without it."""
+    release = {}
+    if os.path.exists("/etc/os-release"):
+        with open("/etc/os-release") as fh:
+            for line in fh:
+                if "=" in line:
+                    k, v = line.rstrip("\n").split("=", 1)
+                    release[k] = v.strip('"')
+    return release.get("ID", ""), release.get("VERSION_ID", "").split(".")[0]
+
+
+@contextlib.contextmanager
+def started(server_home, workdir, tarball):
+    """A server in workdir with the mpack tarball installed (install_output, mpack_tarball) and running;
+    stopped on exit. Skip when it cannot run here."""
+    s = AmbariServer(server_home, workdir)
+    s.install_output = s.install_mpack(tarball)
+    s.mpack_tarball = tarball
+    try:
+        s.start()
+        yield s
+    finally:
+        s.stop()
 
 
 def ambari_python_src():
@@ -255,14 +282,7 @@ class AmbariServer(object):
         target = os.path.join(self.workdir, "shared-resources")
         if not os.path.isdir(target):
             shutil.copytree(os.path.join(self.common_py, "ambari_commons", "resources"), target)
-            release = {}
-            if os.path.exists("/etc/os-release"):
-                with open("/etc/os-release") as fh:
-                    for line in fh:
-                        if "=" in line:
-                            k, v = line.rstrip("\n").split("=", 1)
-                            release[k] = v.strip('"')
-            distro, major = release.get("ID", ""), release.get("VERSION_ID", "").split(".")[0]
+            distro, major = _os_release()
             path = os.path.join(target, "os_family.json")
             with open(path) as fh:
                 families = json.load(fh)
@@ -276,14 +296,7 @@ class AmbariServer(object):
     def host_os_family(self):
         """This host's OS family as the server names it from the agent's report (os_family.json: family name
         + major version, e.g. debian12), or None."""
-        release = {}
-        if os.path.exists("/etc/os-release"):
-            with open("/etc/os-release") as fh:
-                for line in fh:
-                    if "=" in line:
-                        k, v = line.rstrip("\n").split("=", 1)
-                        release[k] = v.strip('"')
-        distro, major = release.get("ID", ""), release.get("VERSION_ID", "").split(".")[0]
+        distro, major = _os_release()
         with open(os.path.join(self._shared_resources(), "os_family.json")) as fh:
             families = json.load(fh)["mapping"]
         for name, family in sorted(families.items()):

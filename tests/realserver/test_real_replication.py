@@ -65,27 +65,18 @@ def own_ambari(prerequisites, server_home, built_mpack, tmp_path_factory):
     the cluster, which must never touch what the other files of this folder see, whatever the order."""
     import server
     try:
-        s = server.AmbariServer(server_home, str(tmp_path_factory.mktemp("ambari-server-repl")))
+        with server.started(server_home, str(tmp_path_factory.mktemp("ambari-server-repl")), built_mpack) as s:
+            yield s
     except server.Skip as why:
         pytest.skip(str(why))
-    s.install_mpack(built_mpack)
-    try:
-        s.start()
-        yield s
-    finally:
-        s.stop()
 
 
 @pytest.fixture(scope="module")
 def own_agent(own_ambari, tmp_path_factory):
     import agent as agent_mod
-    a = agent_mod.RealAgent(own_ambari, str(tmp_path_factory.mktemp("ambari-agent-repl")), private_mounts=True)
-    a.start()
-    try:
-        a.registration = a.wait_registered()
+    with agent_mod.registered(own_ambari, str(tmp_path_factory.mktemp("ambari-agent-repl")),
+                              private_mounts=True) as a:
         yield a
-    finally:
-        a.stop()
 
 
 @pytest.fixture(scope="module")

@@ -84,8 +84,6 @@ class Property(object):
         return "Property(%r)" % (self.name,)
 
 
-
-
 class ConfigType(object):
     def __init__(self, name, description, properties, supports_adding_forbidden=True):
         self.name = name
