@@ -85,7 +85,10 @@ def test_no_rendered_key_is_ignored_by_the_version(name, mpack, drivers, tmp_pat
                                             "sync.group.offsets.interval.seconds": "5"})
         if versions.supports(version, versions.EXACTLY_ONCE):
             conf[names.REPLICATION].update({"exactly.once.enabled": "true"})
-        conf[names.CUSTOM] = {"B.producer.buffer.memory": "65536"}
+        # client overrides per cluster: the producer's reach the workers' producers on every version, the consumer's
+        # and admin's MM2's replication clients from 2.8 (before, the mpack writes them per flow only)
+        conf[names.CUSTOM] = {"B.producer.buffer.memory": "65536", "A.consumer.max.poll.records": "421",
+                              "A.admin.request.timeout.ms": "45123"}
         d = drivers.new(mpack, FULL_LINE, tmp_path / "trunk", configurations=conf, metrics=False)
         d.env["kafka_home"] = home
         run = d.run("CONFIGURE")
