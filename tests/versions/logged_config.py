@@ -21,6 +21,9 @@ _UNKNOWN = re.compile(r"The configuration '([^']+)' was supplied but isn't a kno
 _UNUSED = re.compile(r"These configurations '\[([^\]]*)\]' were supplied but are not used yet")
 _DUMP = re.compile(r"\b([A-Za-z]+Config) values: ?$")
 CLIENT_PREFIXES = ("producer.", "consumer.", "admin.")
+# the prefixes a connector or worker strips before it hands keys to a client (MirrorConnectorConfig's source.admin. and
+# target.admin. for the flows' admin clients, the worker's producer./consumer./admin.)
+CLIENT_KEY_PREFIXES = ("source.admin.", "target.admin.") + CLIENT_PREFIXES
 
 
 def reported_unknown(text):
@@ -94,9 +97,9 @@ def rendered_names(properties_text, aliases):
 
 
 def read_by(dumps, name, value):
-    """The config classes whose logged values show `name` (or `name` without an admin./consumer./producer. prefix:
-    the worker passes producer.x to its tasks' producers as x) holding `value`."""
-    candidates = [name] + [name[len(p):] for p in CLIENT_PREFIXES if name.startswith(p)]
+    """The config classes whose logged values show `name` (or `name` without a client prefix: the worker passes
+    producer.x to its tasks' producers as x, a connector source.admin.x to its source admin client) holding `value`."""
+    candidates = [name] + [name[len(p):] for p in CLIENT_KEY_PREFIXES if name.startswith(p)]
     want = normalized(value)
     return sorted(set(cls for cls, values in dumps for n in candidates
                       if n in values and (normalized(values[n]) == want or values[n] == "[hidden]")))
