@@ -65,7 +65,8 @@ def test_blacklist_keys_exist_until_4_0():
     ("4.0.0", {"producer", "consumer", "admin"})])
 def test_per_cluster_client_overrides_by_kind(version, read):
     # producer ones reach the workers' task producers on every version; consumer and admin ones from 2.8
-    assert set(k for k in ("producer", "consumer", "admin") if versions.cluster_client_override_read(version, k)) == read
+    kinds = ("producer", "consumer", "admin")
+    assert set(k for k in kinds if versions.cluster_client_override_read(version, k)) == read
 
 
 def test_config_providers_worker_bug_range():

@@ -251,11 +251,11 @@ def _cluster_client_entry(out, answers, problems, key, value, origin):
         out.put(key, value, origin)
     elif not any(entry.origin == origin for flow in answers.flows for entry in flow.client_entries):
         side = "source" if kind == "consumer" else "source or target"
-        problems.append(Problem(origin[0], origin[1], "has no effect on Kafka %s: MirrorMaker 2 reads %s overrides only "
-                                "per flow before %s, and no enabled flow takes '%s' (its cluster is the %s of none); "
-                                "remove it or enable such a flow" % (
-                                    topo.version, kind, versions.feature_first(versions.CLUSTER_CLIENT_OVERRIDES).line,
-                                    key, side), level=WARN))
+        first = versions.feature_first(versions.CLUSTER_CLIENT_OVERRIDES).line
+        problems.append(Problem(origin[0], origin[1], "has no effect on Kafka %s: MirrorMaker 2 reads %s overrides "
+                                "only per flow before %s, and no enabled flow takes '%s' (its cluster is the %s of "
+                                "none); remove it or enable such a flow" % (topo.version, kind, first, key, side),
+                                level=WARN))
 
 
 def _jaas(topo, conn, mechanism, hostname):
