@@ -57,7 +57,7 @@ def prerequisites():
 
 
 @pytest.fixture(scope="module")
-def own_ambari(prerequisites, server_home, built_mpack, tmp_path_factory):
+def own_ambari(server_home, prerequisites, built_mpack, tmp_path_factory):
     """A server of this file's own (not the session's `ambari`): the cases below remove, redeploy and recreate
     the cluster, which must never touch what the other files of this folder see, whatever the order."""
     import server
