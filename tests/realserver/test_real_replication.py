@@ -140,11 +140,16 @@ def _mm2_running(lab):
 
 def _wait_count(cluster, topic, expected, timeout=420):
     """Wait until topic holds exactly `expected` records; fail at once on more (duplicates)."""
+    seen = {"n": None}
+
     def reached():
-        n = cluster.count(topic)
+        n = seen["n"] = cluster.count(topic)
         assert n <= expected, "%s holds %d records, more than the %d produced" % (topic, n, expected)
         return n == expected
-    rk.wait_until(reached, timeout, interval=3, what="%d records in %s on %s" % (expected, topic, cluster.name))
+    try:
+        rk.wait_until(reached, timeout, interval=3, what="%d records in %s on %s" % (expected, topic, cluster.name))
+    except TimeoutError as exc:
+        raise AssertionError("%s: it held %s" % (exc, seen["n"]))
 
 
 def test_a_add_service_wizard_calls_replicate_exactly(lab):
