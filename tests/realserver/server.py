@@ -81,10 +81,13 @@ def _os_release():
 
 
 @contextlib.contextmanager
-def started(server_home, workdir, tarball):
+def started(server_home, workdir, tarball, web=None):
     """A server in workdir with the mpack tarball installed (install_output, mpack_tarball) and running;
-    stopped on exit. Skip when it cannot run here."""
+    stopped on exit. Skip when it cannot run here. web: a built ambari-web (webui/build_web.sh) the server
+    serves as its web app (webapp.dir), as the ambari-server package installs it."""
     s = AmbariServer(server_home, workdir)
+    if web:
+        shutil.copytree(web, s.dirs["web"], dirs_exist_ok=True)
     s.install_output = s.install_mpack(tarball)
     s.mpack_tarball = tarball
     try:
