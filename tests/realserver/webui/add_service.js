@@ -37,7 +37,8 @@ async function wizardStep(page) {
 }
 
 async function waitStep(page, n, timeoutMs) {
-  await page.waitForFunction((n) => App.router.get('addServiceController.currentStep') == n, n, { timeout: timeoutMs });
+  await page.waitForFunction((n) => new RegExp('/service/add/step' + n + '$').test(location.hash)
+    && App.router.get('addServiceController.currentStep') == n, n, { timeout: timeoutMs });
 }
 
 // Buttons of the popups the wizard opens on top of itself (dependent configurations, validation warnings):
@@ -78,7 +79,7 @@ async function clickNext(page, from, timeoutMs) {
 // Every configuration widget Ember shows on the page now: "type/name" of the visible ones, with their tab.
 async function shownWidgets(page) {
   return page.evaluate(() => Object.values(Em.View.views)
-    .filter((v) => v instanceof App.ConfigWidgetView && v.get('state') === 'inDOM' && v.get('config')
+    .filter((v) => v instanceof App.ConfigWidgetView && v.get('element') && v.get('config')
       && $(v.get('element')).is(':visible'))
     .map((v) => ({ ref: v.get('config.filename').replace(/\.xml$/, '') + '/' + v.get('config.name'),
                    tab: v.get('tab.name') || null })));
@@ -89,6 +90,19 @@ async function run() {
     args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
   try {
     const page = await browser.newPage({ viewport: { width: 1600, height: 1400 } });
+    try {
+      await wizard(page);
+    } catch (err) {
+      result.failureScreenshot = await shot(page, 'failure').catch(() => null);
+      throw err;
+    }
+  } finally {
+    await browser.close();
+  }
+}
+
+async function wizard(page) {
+  {
     page.on('pageerror', (err) => log('page error: ' + String(err).slice(0, 300)));
     const slow = 240000;
 
@@ -100,8 +114,9 @@ async function run() {
       && /#\/main\//.test(location.hash), null, { timeout: slow });
     step('logged in: ' + (await page.evaluate(() => location.hash)));
 
-    // Services > Add Service (the Actions menu's "Add Service" is the route main.serviceAdd)
-    await page.goto(plan.url + '/#/main/service/add', { timeout: slow });
+    // Services > "..." > Add Service (all_services_actions.hbs)
+    await page.locator('.glyphicon-option-horizontal').first().click({ timeout: slow });
+    await page.locator('ul.services-dropdown a', { hasText: 'Add Service' }).first().click({ timeout: slow });
     await waitStep(page, 1, slow);
     const row = page.locator('[data-qa="service-row"]', { has: page.locator('[data-qa="service-name"]', { hasText: plan.displayName }) });
     await row.first().waitFor({ timeout: slow });
@@ -135,7 +150,7 @@ async function run() {
       await page.waitForTimeout(1500);
       for (const [ref, value] of Object.entries(plan.type)) {
         const typed = await page.evaluate(([ref, tabName]) => {
-          const v = Object.values(Em.View.views).find((v) => v instanceof App.ConfigWidgetView && v.get('state') === 'inDOM'
+          const v = Object.values(Em.View.views).find((v) => v instanceof App.ConfigWidgetView && v.get('element')
             && v.get('config') && v.get('tab.name') === tabName
             && v.get('config.filename').replace(/\.xml$/, '') + '/' + v.get('config.name') === ref
             && $(v.get('element')).is(':visible'));
@@ -223,8 +238,6 @@ async function run() {
       await page.waitForFunction(() => !/service\/add/.test(location.hash), null, { timeout: slow });
       step('Summary: Complete');
     }
-  } finally {
-    await browser.close();
   }
 }
 
