@@ -63,6 +63,8 @@ async function acceptPopups(page) {
 async function clickNext(page, from, timeoutMs) {
   const next = page.locator('[data-qa="wizard-next"]:visible');
   await next.first().waitFor({ timeout: timeoutMs });
+  await page.waitForTimeout(1000);
+  while (await acceptPopups(page)) { /* a popup the step opened on its own */ }
   await page.waitForFunction(() => {
     const b = Array.from(document.querySelectorAll('[data-qa="wizard-next"]')).filter((e) => e.offsetParent !== null)[0];
     return b && !b.disabled;
@@ -103,7 +105,7 @@ async function run() {
 
 async function wizard(page) {
   {
-    page.on('pageerror', (err) => log('page error: ' + String(err).slice(0, 300)));
+    page.on('pageerror', (err) => log('page error: ' + String(err && err.stack || err).slice(0, 800)));
     const slow = 240000;
 
     await page.goto(plan.url + '/#/login', { timeout: slow });
@@ -114,13 +116,20 @@ async function wizard(page) {
       && /#\/main\//.test(location.hash), null, { timeout: slow });
     step('logged in: ' + (await page.evaluate(() => location.hash)));
 
-    // Services > "..." > Add Service (all_services_actions.hbs)
-    await page.locator('.glyphicon-option-horizontal').first().click({ timeout: slow });
-    await page.locator('ul.services-dropdown a', { hasText: 'Add Service' }).first().click({ timeout: slow });
-    await waitStep(page, 1, slow);
+    // Services > "..." > Add Service (all_services_actions.hbs); a wizard left open earlier reopens at login
+    if (!/service\/add/.test(await page.evaluate(() => location.hash))) {
+      await page.locator('.glyphicon-option-horizontal').first().click({ timeout: slow });
+      await page.locator('ul.services-dropdown a', { hasText: 'Add Service' }).first().click({ timeout: slow });
+    }
+    await page.waitForFunction(() => /service\/add\/step\d$/.test(location.hash), null, { timeout: slow });
+    const resumed = Number(await wizardStep(page));   // a wizard left open earlier reopens at its step
+    if (resumed > 1) step('wizard resumed at step ' + resumed);
+    if (resumed <= 1) {
     const row = page.locator('[data-qa="service-row"]', { has: page.locator('[data-qa="service-name"]', { hasText: plan.displayName }) });
     await row.first().waitFor({ timeout: slow });
-    await row.first().locator('input[type="checkbox"]').check();
+    // the row toggles its (styled, hidden) checkbox: wizard/step4.hbs toggleCheckBox
+    await row.first().locator('[data-qa="service-name"]').click();
+    if (!(await row.first().locator('input[type="checkbox"]').isChecked())) throw new Error(plan.displayName + ' not selected');
     step('Choose Services: ' + plan.displayName + ' selected');
     await shot(page, '1-choose-services');
     await clickNext(page, '1', slow);
@@ -129,14 +138,20 @@ async function wizard(page) {
     step('Assign Masters');
     await shot(page, '2-assign-masters');
     await clickNext(page, '2', slow);
-
-    // Assign Slaves and Clients is skipped by the wizard when the service has neither (step 3 -> 4)
-    const s = await wizardStep(page);
-    if (s == '3') {
-      step('Assign Slaves and Clients');
-      await clickNext(page, '3', slow);
     }
-    await waitStep(page, 4, slow);
+    if (resumed <= 3) {
+
+    // Assign Slaves and Clients: the wizard passes it on by itself when the service has neither (step 3 -> 4)
+    await waitStep(page, 3, slow);
+    step('Assign Slaves and Clients');
+    try {
+      await waitStep(page, 4, 20000);
+    } catch (e) {
+      await shot(page, '3-assign-slaves');
+      await clickNext(page, '3', slow);
+      await waitStep(page, 4, slow);
+    }
+    }
     await page.waitForFunction(() => App.router.get('wizardStep7Controller.isConfigsLoaded')
       && App.router.get('wizardStep7Controller.stepConfigs.length') > 0, null, { timeout: slow });
     await page.locator('.service-config-tab-content').first().waitFor({ timeout: slow });
@@ -184,7 +199,8 @@ async function wizard(page) {
 
     // lab-only values that are on no theme tab: the configuration model behind the Advanced sections
     const setResult = await page.evaluate(([service, values]) => {
-      const configs = App.router.get('wizardStep7Controller.stepConfigs').findProperty('serviceName', service).get('configs');
+      // every service tab of the page: a service's USER properties are on the MISC one
+      const configs = [].concat(...App.router.get('wizardStep7Controller.stepConfigs').map((sc) => sc.get('configs').toArray()));
       const done = [], missing = [];
       Object.keys(values).forEach((ref) => {
         const [type, ...rest] = ref.split('/');
