@@ -341,31 +341,3 @@ def status_lines(params):
     _, state_file, _ = healer_paths(params)
     lines += flow_control.describe(flow_control.HealerState.load(state_file))
     return lines, {"listing": listing, "flows": states}
-
-
-# ------------------------------------------------------------------------------------------------ offsets (3.6+)
-
-def flow_source_offsets(params, flow_name):
-    """{(topic, partition): next source offset} the flow's MirrorSourceConnector has copied up to (Connect's
-    offsets API, Kafka 3.6+): where replication of A->B stands, exactly, for a failover or a failback (issue 22).
-    Raises connect_rest.Unsupported before 3.6 with the reason, ConnectError when the worker does not answer."""
-    source = flow_name.split("->", 1)[0]
-    response = rest(params).offsets(connect_mode.connector_name(flow_name, connect_mode.SOURCE))
-    return flow_control.source_offsets(response, source)
-
-
-def set_flow_source_offsets(params, flow_name, next_offsets):
-    """Make the flow resume each given source partition at the given next offset (None: forget it, start over):
-    the safe failback of a flow that must not copy again what the other side already has. Connect changes
-    offsets only of a STOPPED connector (3.6+): the flow's source connector is stopped first and left STOPPED;
-    resume it with FLOW_RESUME (or mm2-ambari flow resume) once the offsets are as wanted."""
-    client = rest(params)
-    name = connect_mode.connector_name(flow_name, connect_mode.SOURCE)
-    client.stop(name)
-    deadline = time.time() + FLOW_WAIT_SECONDS
-    while ((client.status(name) or {}).get("connector") or {}).get("state") != flow_control.STOPPED:
-        if time.time() >= deadline:
-            raise connect_rest.ConnectError("%s did not stop within %ss" % (name, FLOW_WAIT_SECONDS))
-        time.sleep(1)
-    source = flow_name.split("->", 1)[0]
-    return client.alter_offsets(name, flow_control.offsets_body(source, next_offsets))

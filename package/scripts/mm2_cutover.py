@@ -109,10 +109,10 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
                 "log-start offsets of %s" % source, errors)
     facts["source_starts"] = matched(cutover.parse_offsets(out)) if out is not None else {}
 
-    # the source connector's committed offsets (mm2-offsets.<source>.internal on the target)
-    offsets_topic = cutover.offsets_topic(source)
-    res = cli.consume(target, offsets_topic, mode="keyed", timeout_ms=READ_QUIET_MS)
-    facts["replicated"] = cutover.parse_source_offsets(res.out, source)
+    # the source connector's committed offsets (on the target, in the offsets topic of the run mode)
+    import mm2_flow_positions
+    facts["replicated"], res, offsets_topic = mm2_flow_positions.read_stored(cli, cli.params, flow.name, source,
+                                                                             target)
     if not res.ok and not facts["replicated"]:
         errors.append("reading %s on %s: %s" % (offsets_topic, target, res.problem(3)))
 
@@ -294,9 +294,9 @@ def failover_groups(script, params):
             Logger.info("Group %s on %s now starts at MM2's translated offsets: %s" % (
                 group, target, ", ".join("%s=%d" % kv for kv in sorted(applied[group].items()))))
         ends = _flow_target_ends(cli, topo, flow)
-        res = cli.consume(target, cutover.offsets_topic(flow.source), mode="keyed", timeout_ms=READ_QUIET_MS)
-        source_next = dict(("%s-%d" % tp, last + 1) for tp, last in
-                           cutover.parse_source_offsets(res.out, flow.source).items())
+        import mm2_flow_positions
+        stored = mm2_flow_positions.read_stored(cli, params, flow.name, flow.source, target)[0]
+        source_next = dict(("%s-%d" % tp, last + 1) for tp, last in stored.items())
     script.put_structured_out({RESULT_GROUPS: {"flow": flow.name, "target": flow.target, "applied": applied,
                                                "refused": refused, "target_ends": ends, "source_next": source_next}})
     if refused:

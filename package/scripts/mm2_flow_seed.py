@@ -6,6 +6,10 @@ Under the identity policy a topic keeps its name, so after a failover of A->B th
 records come back to A: this command writes, for each partition, the position MM2 resumes from into the Connect
 offsets topic of the flow's herder (mm2-offsets.<source>.internal on the target; rules in
 mm2_core.kafka.connect_offsets), then reads them back. The flow must not be running (MM2 would overwrite them).
+In connect mode the positions live in the Connect worker's offsets topic under the flow's connector name; while
+the worker runs they are changed through Connect's offsets API (Kafka 3.6+), the flow's source connector stopped
+for the change and put back in its state, the other flows untouched (mm2_core.connect.flow_positions says which
+way is safe, and refuses the rest).
 
 Command parameters (commandParams/<name>):
   flow     SOURCE->TARGET between two clusters of the topology (it need not be enabled yet)
@@ -20,6 +24,8 @@ Command parameters (commandParams/<name>):
 from resource_management.core.exceptions import Fail
 from resource_management.core.logger import Logger
 
+import mm2_flow_positions
+from mm2_core.connect import connect_mode, flow_positions
 from mm2_core.host import cutover, kafka_tools
 from mm2_core.kafka import connect_configs, connect_offsets
 
@@ -35,7 +41,7 @@ def parse_offsets(value, flow):
         raise Fail("FLOW_SEED %s: offsets item %s" % (flow, e))
 
 
-def positions_plan(source, wanted, stored):
+def positions_plan(source, wanted, stored, connector=connect_offsets.CONNECTOR):
     """[(key, value, (topic, partition), next)] to write so the flow's source connector resumes at `wanted`
     ({(topic, p): next}); partitions already there (stored {(topic, p): last copied}) are left out. next 0 needs
     no record, unless MM2 stored a position (then -1: from the beginning)."""
@@ -44,7 +50,7 @@ def positions_plan(source, wanted, stored):
         last = nxt - 1
         if stored.get((topic, partition)) == last or (last < 0 and (topic, partition) not in stored):
             continue
-        key = connect_offsets.source_partition_key(source, topic, partition)
+        key = connect_offsets.source_partition_key(source, topic, partition, connector)
         writes.append((key, connect_offsets.offset_value(last), (topic, partition), nxt))
     return writes
 
@@ -67,17 +73,36 @@ def flow_seed(script, params):
     flow = _param("flow")
     source, target = _flow(topo, flow)
     name = "%s->%s" % (source, target)
-    if name in [f.name for f in topo.enabled_flows] and mm2_service.running(params):
-        raise Fail("FLOW_SEED %s: the flow runs on this host and would overwrite its positions: make it not "
-                   "enabled (or stop MirrorMaker 2) first" % name)
+    running = mm2_service.running(params)
+    client, connector_exists = None, False
+    if params.mm2_run_mode == connect_mode.CONNECT and running:
+        client, listing = mm2_flow_positions.worker_connectors(params)
+        connector_exists = connect_mode.connector_name(name, connect_mode.SOURCE) in listing
+        here = _connect_target(params, rendering)
+        if not connector_exists and here is not None and here != target:   # `mm2-ambari flow seed`: every host
+            Logger.info("FLOW_SEED %s: this driver host's Kafka Connect worker serves %s, not %s: nothing to do "
+                        "here" % (name, here, target))
+            script.put_structured_out({RESULT: {"flow": name, "served": False, "target_here": here}})
+            return None
+    try:
+        method = flow_positions.seed_method(params.mm2_run_mode, name, rendering.version, running,
+                                            name in [f.name for f in topo.enabled_flows], connector_exists)
+    except flow_positions.SeedRefused as e:
+        raise Fail(str(e))
     at, given = _param("at"), _param("offsets")
     if (at == "end") == bool(given) or (at and at != "end"):
         raise Fail("FLOW_SEED %s: give either offsets=topic-partition=offset,... or at=end" % name)
     retire = _param("retire")
+    if retire and params.mm2_run_mode == connect_mode.CONNECT:
+        raise Fail("FLOW_SEED %s: retire=%s writes dedicated mode's herder config topic; in connect mode a retired "
+                   "flow's connectors live in the worker's <connect.group.id>-configs.internal, which this command "
+                   "does not write: not supported in connect mode yet (seed without retire, and stop the flow "
+                   "first with mm2-ambari flow stop)" % (name, retire))
     if retire:   # refused before anything is written
-        retire = _retire_flow(topo, retire, name, mm2_service.running(params))
+        retire = _retire_flow(topo, retire, name, running)
     mm2_commands._kinit(params)
-    topic = connect_offsets.offsets_topic(source)
+    topic, connector = mm2_flow_positions.location(params, name)
+    created, written, state = False, 0, None
     with mm2_kafka_cli.KafkaCli(params, rendering, timeout=60) as cli:
         if at == "end":
             res = cli.run(cutover.get_offsets_command(cli.home, cli.bootstrap(source), cli.config(source), -1))
@@ -89,48 +114,73 @@ def flow_seed(script, params):
                           and not tp[0].endswith("heartbeats"))
         else:
             wanted = parse_offsets(given, name)
-        ends = cli.run(kafka_tools.end_offsets_command(cli.home, cli.version, cli.bootstrap(target),
-                                                       cli.config(target), topic) or [])
-        partitions = kafka_tools.parse_end_offsets(ends.out, topic) if ends.ok else {}
-        created = False
-        if not partitions:
-            rf = dict(rendering.properties).get("offset.storage.replication.factor")
-            res = cli.run(kafka_tools.topics_create(cli.home, cli.bootstrap(target), cli.config(target), topic,
-                                                    partitions=connect_offsets.OFFSETS_TOPIC_PARTITIONS,
-                                                    replication_factor=int(rf) if rf and rf != "-1" else None,
-                                                    configs=connect_offsets.OFFSETS_TOPIC_CONFIGS))
-            if not res.ok:
-                raise Fail("FLOW_SEED %s: creating %s on %s: %s" % (name, topic, target, res.problem(3)))
-            created = True
-            stored = {}
+        if method == flow_positions.API:
+            import mm2_cutover
+            target_ends = mm2_cutover._flow_target_ends(cli, topo, _as_flow(topo, source, target))
+            written, state = mm2_flow_positions.seed_through_api(client, name, source, wanted)
         else:
-            stored = _stored(cli, target, topic, source)
-        import mm2_cutover
-        # the flow's topics on its target now, before it copies anything (what the target had of its own)
-        target_ends = mm2_cutover._flow_target_ends(cli, topo, _as_flow(topo, source, target))
-        writes = positions_plan(source, wanted, stored)
-        if writes:
-            argv = kafka_tools.console_producer(cli.home, cli.version, cli.bootstrap(target), cli.config(target),
-                                                topic) + ["--property", "parse.key=true", "--property",
-                                                          "key.separator=\t"]
-            res = cli.run(argv, stdin="\n".join("%s\t%s" % (k, v) for k, v, _, _ in writes))
-            if not res.ok:
-                raise Fail("FLOW_SEED %s: writing %d position(s) to %s on %s: %s" % (
-                    name, len(writes), topic, target, res.problem(3)))
-            after = _stored(cli, target, topic, source)
-            wrong = ["%s-%d" % tp for _, _, tp, nxt in writes if after.get(tp) != nxt - 1]
-            if wrong:
-                raise Fail("FLOW_SEED %s: wrote %d position(s) to %s but %s do not read back: run FLOW_SEED again"
-                           % (name, len(writes), topic, ", ".join(wrong)))
+            target_ends, created, written = _seed_topic(cli, rendering, topo, name, source, target, wanted, topic,
+                                                       connector)
         retired = _retire(cli, retire, name) if retire else None
     positions = dict(("%s-%d" % tp, nxt) for tp, nxt in sorted(wanted.items()))
-    Logger.info("FLOW_SEED %s: %s starts at %s (%d written to %s on %s%s)" % (
-        name, name, ", ".join("%s=%d" % kv for kv in sorted(positions.items())) or "nothing", len(writes), topic,
-        target, ", created" if created else ""))
-    script.put_structured_out({RESULT: {"flow": name, "positions": positions, "written": len(writes),
+    Logger.info("FLOW_SEED %s: %s starts at %s (%d written %s%s)" % (
+        name, name, ", ".join("%s=%d" % kv for kv in sorted(positions.items())) or "nothing", written,
+        "through Connect's offsets API, source connector %s" % state if method == flow_positions.API
+        else "to %s on %s" % (topic, target), ", created" if created else ""))
+    script.put_structured_out({RESULT: {"flow": name, "positions": positions, "written": written,
                                         "offsets_topic": topic, "created": created, "target_ends": target_ends,
-                                        "retired": retired}})
+                                        "method": method, "source_connector_state": state,
+                                        "served": True, "retired": retired}})
     return positions
+
+
+def _seed_topic(cli, rendering, topo, name, source, target, wanted, topic, connector):
+    """The positions written into the offsets topic while no MirrorMaker 2 of this host runs: (target_ends,
+    created, number of positions written)."""
+    ends = cli.run(kafka_tools.end_offsets_command(cli.home, cli.version, cli.bootstrap(target),
+                                                   cli.config(target), topic) or [])
+    partitions = kafka_tools.parse_end_offsets(ends.out, topic) if ends.ok else {}
+    created = False
+    if not partitions:
+        rf = dict(rendering.properties).get("offset.storage.replication.factor")
+        res = cli.run(kafka_tools.topics_create(cli.home, cli.bootstrap(target), cli.config(target), topic,
+                                                partitions=connect_offsets.OFFSETS_TOPIC_PARTITIONS,
+                                                replication_factor=int(rf) if rf and rf != "-1" else None,
+                                                configs=connect_offsets.OFFSETS_TOPIC_CONFIGS))
+        if not res.ok:
+            raise Fail("FLOW_SEED %s: creating %s on %s: %s" % (name, topic, target, res.problem(3)))
+        created = True
+        stored = {}
+    else:
+        stored = _stored(cli, target, topic, source, connector)
+    import mm2_cutover
+    # the flow's topics on its target now, before it copies anything (what the target had of its own)
+    target_ends = mm2_cutover._flow_target_ends(cli, topo, _as_flow(topo, source, target))
+    writes = positions_plan(source, wanted, stored, connector)
+    if writes:
+        argv = kafka_tools.console_producer(cli.home, cli.version, cli.bootstrap(target), cli.config(target),
+                                            topic) + ["--property", "parse.key=true", "--property",
+                                                      "key.separator=\t"]
+        res = cli.run(argv, stdin="\n".join("%s\t%s" % (k, v) for k, v, _, _ in writes))
+        if not res.ok:
+            raise Fail("FLOW_SEED %s: writing %d position(s) to %s on %s: %s" % (
+                name, len(writes), topic, target, res.problem(3)))
+        after = _stored(cli, target, topic, source, connector)
+        wrong = ["%s-%d" % tp for _, _, tp, nxt in writes if after.get(tp) != nxt - 1]
+        if wrong:
+            raise Fail("FLOW_SEED %s: wrote %d position(s) to %s but %s do not read back: run FLOW_SEED again"
+                       % (name, len(writes), topic, ", ".join(wrong)))
+    return target_ends, created, len(writes)
+
+
+def _connect_target(params, rendering):
+    """The target this host's Connect worker serves, or None when the configuration names none."""
+    import mm2_connect
+    from mm2_core.config.problems import ConfigError
+    try:
+        return mm2_connect.plan(params, rendering).target
+    except ConfigError:
+        return None
 
 
 def _as_flow(topo, source, target):
@@ -143,9 +193,9 @@ def _as_flow(topo, source, target):
     return Flow(source, target, None, enabled=False)
 
 
-def _stored(cli, target, topic, source):
+def _stored(cli, target, topic, source, connector):
     res = cli.consume(target, topic, mode="keyed", timeout_ms=READ_QUIET_MS)
-    return cutover.parse_source_offsets(res.out, source)
+    return cutover.parse_source_offsets(res.out, source, connector)
 
 
 def _retire_flow(topo, wanted, name, running):

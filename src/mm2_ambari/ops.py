@@ -358,20 +358,29 @@ FLOW_NAME = re.compile(r"^\s*([A-Za-z0-9_.-]+)\s*->\s*([A-Za-z0-9_.-]+)\s*$")
 def flow_command(ctx, opts):
     """`mm2-ambari flow pause|resume|stop --flow A->B` (connect mode): the FLOW_* custom command on every driver
     host; the hosts whose Connect worker serves the flow act on it, the others say so. No host serving it is an
-    error naming the flow."""
+    error naming the flow. `flow seed --flow A->B --at end | --offsets t-0=N,...`: FLOW_SEED the same way."""
     match = FLOW_NAME.match(opts.flow or "")
     if not match:
         raise BadInput("--flow must name one flow as SOURCE->TARGET (cluster aliases), e.g. --flow A->B; got %r"
                        % (opts.flow,))
     flow = "%s->%s" % match.groups()
     command = names.FLOW_COMMANDS[opts.action]
+    parameters = {"flow": flow}
+    at, offsets = getattr(opts, "at", None), getattr(opts, "offsets", None)
+    if command == names.CMD_FLOW_SEED:
+        if bool(at) == bool(offsets):
+            raise BadInput("flow seed needs one of --at end (skip to the source's end) or --offsets "
+                           "TOPIC-P=NEXT,... (e.g. --offsets orders-0=0,orders-1=0 to replay)")
+        parameters.update({"at": at} if at else {"offsets": offsets.replace(" ", "")})
+    elif at or offsets:
+        raise BadInput("--at and --offsets belong to flow seed, not flow %s" % opts.action)
     if read_service(ctx) is None:
         raise OperationFailed("%s is not installed in cluster %s" % (S, ctx.cluster))
     hosts = [hc["host_name"] for hc in read_host_components(ctx) if hc.get("component_name") == C]
     if not hosts:
         raise OperationFailed("%s has no host to run %s on" % (C, command))
     info = {"context": "%s %s %s" % (names.SERVICE_DISPLAY_NAME, opts.action, flow), "command": command,
-            "parameters": {"flow": flow}}
+            "parameters": parameters}
     body = {"RequestInfo": info,
             "Requests/resource_filters": [{"service_name": S, "component_name": C, "hosts": ",".join(hosts)}]}
     try:
@@ -381,6 +390,7 @@ def flow_command(ctx, opts):
         raise
     _print_tasks(ctx, tasks)
     outs = [_structured(t) for t in tasks]
+    outs = [(o.get("flow_seed") or o) if o is not None else None for o in outs]   # FLOW_SEED nests its result
     if tasks and outs and all(o is not None and o.get("served") is False for o in outs):
         raise OperationFailed("flow %s runs on no driver host: %s" % (flow, ", ".join(
             "%s serves %s" % (t.get("host_name"), o.get("target_here")) for t, o in zip(tasks, outs))))

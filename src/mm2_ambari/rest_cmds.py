@@ -90,11 +90,17 @@ def register(subparsers):
                         "EXPORT_TRANSLATED_OFFSETS; the script reads it as commandParams/NAME")
     p.set_defaults(func=_command(ops.run_command))
 
-    p = subparsers.add_parser("flow", parents=[common, conn_file], help="pause, resume or stop one flow (connect mode)",
+    p = subparsers.add_parser("flow", parents=[common, conn_file],
+                              help="pause, resume, stop one flow, or move where it copies from (connect mode)",
                               description="Pause, resume or stop one replication flow on the running drivers "
-                                          "(kafka-mm2-env/mm2_run_mode=connect): the other flows keep running.")
+                                          "(kafka-mm2-env/mm2_run_mode=connect): the other flows keep running. "
+                                          "seed moves where the flow copies from (FLOW_SEED): through Connect's "
+                                          "offsets API on a running worker (Kafka 3.6+), else before it starts.")
     p.add_argument("action", choices=sorted(names.FLOW_COMMANDS), help="what to do with the flow")
     p.add_argument("--flow", required=True, metavar="SOURCE->TARGET", help="the flow, e.g. --flow A->B")
+    p.add_argument("--at", choices=["end"], help="seed: the source's end offsets now (skip what is not copied yet)")
+    p.add_argument("--offsets", metavar="TOPIC-P=NEXT,...",
+                   help="seed: the next source offset to copy per partition, e.g. orders-0=0,orders-1=0 (replay)")
     p.set_defaults(func=_command(ops.flow_command))
     upgrade_cmd.register(subparsers, common, conn_file).set_defaults(
         func=upgrade_cmd.release_first(_command(upgrade_cmd.upgrade), report))

@@ -30,7 +30,7 @@ def test_the_reverse_flow_is_seeded_where_connect_reads_it_and_a_rerun_writes_no
     out = run.structured_out["flow_seed"]
     assert out == {"flow": "B->A", "positions": {"orders-0": 120, "orders-1": 0}, "written": 1,
                    "offsets_topic": "mm2-offsets.B.internal", "created": True, "target_ends": {},
-                   "retired": None}
+                   "method": "offsets topic", "source_connector_state": None, "served": True, "retired": None}
     meta = json.load(open(a._tdir("mm2-offsets.B.internal") + "/meta.json"))
     assert meta["partitions"] == 25 and meta["configs"] == {"cleanup.policy": "compact"}
     (record,) = a.records("mm2-offsets.B.internal")
@@ -38,6 +38,30 @@ def test_the_reverse_flow_is_seeded_where_connect_reads_it_and_a_rerun_writes_no
     assert record[2].decode("utf-8") == '{"offset":119}'     # MM2 resumes at 119 + 1
     again = ok(driver.run(names.CMD_FLOW_SEED, command_params={"flow": "B->A", "offsets": "orders-0=120"}))
     assert again.structured_out["flow_seed"]["written"] == 0 and len(a.records("mm2-offsets.B.internal")) == 1
+
+
+def test_connect_mode_seeds_the_workers_offsets_topic_under_the_flows_connector_name(site, guard):
+    """Connect mode keeps a flow's positions in the worker's offsets topic (<connect.group.id>-offsets.internal on
+    the flow's target), keyed by the flow's connector: written there while the worker is stopped, never into
+    dedicated mode's mm2-offsets.<source>.internal, where the worker would not look."""
+    a, b = _site_clusters(site)
+    b.create_topic("orders", partitions=2)
+    driver = Driver(site)
+    driver.env["mm2_run_mode"] = "connect"
+    driver.driver["connect.group.id"] = "dr-connect"
+    run = ok(driver.run(names.CMD_FLOW_SEED, command_params={"flow": "B->A", "offsets": "orders-0=120,orders-1=0"}))
+    out = run.structured_out["flow_seed"]
+    assert (out["offsets_topic"], out["method"], out["written"]) == ("dr-connect-offsets.internal", "offsets topic", 1)
+    assert a.records("mm2-offsets.B.internal") == []
+    (record,) = a.records("dr-connect-offsets.internal")
+    assert record[1].decode("utf-8") == '["B->A.MirrorSourceConnector",{"cluster":"B","partition":0,"topic":"orders"}]'
+    assert record[2].decode("utf-8") == '{"offset":119}'
+    again = ok(driver.run(names.CMD_FLOW_SEED, command_params={"flow": "B->A", "offsets": "orders-0=120"}))
+    assert again.structured_out["flow_seed"]["written"] == 0
+    # retire= rewrites dedicated mode's herder config topic: refused in connect mode, before anything is written
+    run = driver.run(names.CMD_FLOW_SEED, command_params={"flow": "B->A", "offsets": "orders-0=7", "retire": "A->B"})
+    assert failed(run) and "FLOW_SEED B->A: retire=A->B writes dedicated mode's herder config topic" in run.output
+    assert len(a.records("dr-connect-offsets.internal")) == 1
 
 
 def test_at_end_seeds_the_sources_end_offsets(site, guard):
@@ -64,6 +88,28 @@ def test_refusals_name_the_flow_the_item_and_a_running_flow(site, guard):
     ok(driver.run("START"))
     run = driver.run(names.CMD_FLOW_SEED, command_params={"flow": "A->B", "at": "end"})
     assert failed(run) and "FLOW_SEED A->B: the flow runs on this host and would overwrite its positions" in run.output
+
+
+def test_cutover_check_reads_a_connect_mode_flows_positions_where_its_worker_keeps_them(site, guard):
+    """CUTOVER_CHECK in connect mode counts what A->B has not copied from the worker's offsets topic under the
+    flow's connector name; the dedicated topic (left from before a switch of run mode) is not read."""
+    a, b = _site_clusters(site)
+    for i in range(7):
+        a.append("orders", ("v%d" % i).encode("utf-8"))
+    b.create_topic("mm2-connect-offsets.internal", partitions=25)
+    b.append("mm2-connect-offsets.internal", b'{"offset":4}',
+             key=b'["A->B.MirrorSourceConnector",{"cluster":"A","partition":0,"topic":"orders"}]')
+    b.create_topic("mm2-offsets.A.internal", partitions=25)
+    b.append("mm2-offsets.A.internal", b'{"offset":1}',
+             key=b'["MirrorSourceConnector",{"cluster":"A","partition":0,"topic":"orders"}]')
+    conf = base_configurations()
+    conf[names.REPLICATION]["topics"] = "orders"
+    driver = Driver(site, configurations=conf)
+    driver.env["mm2_run_mode"] = "connect"
+    run = driver.run(names.CMD_CUTOVER_CHECK, command_params={"flow": "A->B"}, timeout=160)
+    (report,) = run.structured_out["cutover_check"]
+    rows = [(p["topic"], p["partition"], p["end"], p["next"], p["unreplicated"]) for p in report["partitions"]]
+    assert rows == [("orders", 0, 7, 5, 2)], (rows, run.output[-3000:])
 
 
 def _config_state(cluster, topic):

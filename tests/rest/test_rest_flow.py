@@ -39,3 +39,31 @@ def test_malformed_flow_and_action_are_bad_input(cli, fake):
     assert fake.mutating_calls() == []
     result = run(cli, fake, "flow", "drop", "--flow", "dc1->dc2")
     assert result.code == 2 and "invalid choice" in result.err
+
+
+def test_seed_sends_flow_seed_with_its_position_to_every_driver_host(cli, fake):
+    fake.install_started_service(HOSTS)
+    fake.custom_output[names.CMD_FLOW_SEED] = {"structured_out": {"flow_seed": {
+        "flow": "dc1->dc2", "positions": {"orders-0": 0}, "written": 1, "method": "offsets API",
+        "source_connector_state": "RUNNING", "served": True}}}
+    result = run(cli, fake, "flow", "seed", "--flow", "dc1->dc2", "--offsets", "orders-0=0, orders-1=0")
+    assert result.code == 0, result
+    assert normalize(fake.mutating_calls()) == [("POST", CL + "/requests", {
+        "RequestInfo": {"context": "MirrorMaker 2 seed dc1->dc2", "command": names.CMD_FLOW_SEED,
+                        "parameters": {"flow": "dc1->dc2", "offsets": "orders-0=0,orders-1=0"}},
+        "Requests/resource_filters": [{"service_name": S, "component_name": C, "hosts": ",".join(HOSTS)}]})]
+    assert "offsets API" in result.out
+
+
+def test_seed_needs_exactly_one_position_and_no_host_serving_it_is_an_error(cli, fake):
+    fake.install_started_service(HOSTS)
+    for extra in ([], ["--at", "end", "--offsets", "orders-0=1"]):
+        result = run(cli, fake, "flow", "seed", "--flow", "dc1->dc2", *extra)
+        assert result.code == 2 and "flow seed needs one of --at end" in result.err
+    result = run(cli, fake, "flow", "pause", "--flow", "dc1->dc2", "--at", "end")
+    assert result.code == 2 and "--at and --offsets belong to flow seed, not flow pause" in result.err
+    assert fake.mutating_calls() == []
+    fake.custom_output[names.CMD_FLOW_SEED] = {"structured_out": {"flow_seed": {"flow": "dc9->dc2", "served": False,
+                                                                                "target_here": "dc2"}}}
+    result = run(cli, fake, "flow", "seed", "--flow", "dc9->dc2", "--at", "end")
+    assert result.code == 1 and "flow dc9->dc2 runs on no driver host" in result.err

@@ -89,10 +89,11 @@ def offsets_topic(source):
     return "mm2-offsets.%s.internal" % source
 
 
-def parse_source_offsets(output, source):
+def parse_source_offsets(output, source, connector=SOURCE_CONNECTOR):
     """{(topic, partition): last replicated offset} of the source connector reading cluster `source`,
     from `kafka-console-consumer --property print.key=true` over the offsets topic (last record per key
-    wins; a null value removes the key)."""
+    wins; a null value removes the key). connector: the name in the keys (connect mode names it after its flow,
+    mm2_core.connect.flow_positions.location)."""
     result = {}
     for line in output.splitlines():
         if "\t" not in line:
@@ -102,7 +103,7 @@ def parse_source_offsets(output, source):
             k = json.loads(key)
         except ValueError:
             continue
-        if not (isinstance(k, list) and len(k) == 2 and k[0] == SOURCE_CONNECTOR and isinstance(k[1], dict)):
+        if not (isinstance(k, list) and len(k) == 2 and k[0] == connector and isinstance(k[1], dict)):
             continue
         part = k[1]
         if part.get("cluster") != source or "topic" not in part or "partition" not in part:
