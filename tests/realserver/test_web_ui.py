@@ -140,6 +140,8 @@ def test_add_service_wizard_in_the_web_ui(lab, tmp_path_factory):
     started = time.time()
     proc = subprocess.run(["node", os.path.join(WEBUI, "add_service.js"), plan_path], capture_output=True, text=True,
                           env=env, timeout=DEPLOY_TIMEOUT + 1200)
+    with open(os.path.join(artifacts, "driver.log"), "w") as fh:
+        fh.write(proc.stderr)
     print(proc.stderr[-6000:])
     print("wizard driven in %.0fs" % (time.time() - started))
     result = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -155,7 +157,7 @@ def test_add_service_wizard_in_the_web_ui(lab, tmp_path_factory):
     assert misplaced == [], misplaced
     not_shown = [ref for ref in expected if not placed[ref][1] and ref not in (result["shownByTab"].get(placed[ref][0]) or [])]
     assert not_shown == [], not_shown
-    assert sorted(result["typed"]) == sorted(on_tabs), sorted(set(on_tabs) - set(result["typed"]))
+    assert sorted(result["typed"]) == sorted(on_tabs), (sorted(set(on_tabs) - set(result["typed"])), result["notTaken"])
     assert result["missing"] == []
     assert os.path.getsize(result["screenshot"]) > 10000
 

@@ -14,13 +14,18 @@
 //   deployTimeoutSeconds             bound of the Install, Start and Test step
 //
 // result: {steps: [[step, seconds]], shownByTab: {tab: ["type/name", ...]}, placedByTab: {tab: [[ref, visible]]},
-//          typed: [...], set: [...], missing: [...], deploy: {status, progress, message}, screenshot, error}
+//          typed: [...], notTaken: [{ref, kind, value, now|why}], set: [...], missing: [...],
+//          comboMenuClosed: [ref] (combos whose dropdown did not open: typed into their text box),
+//          http: [{method, url, status, sent, body}] (every answer >= 300 and every request without one),
+//          deploy: {status, progress, message}, screenshot, error}
+// Values are entered as an operator does: a combo's entry is picked from its dropdown, a text field is typed into,
+// a slider, spinner or toggle is switched to its text box with the pencil ("Edit") and typed into.
 const fs = require('fs');
 const path = require('path');
 const { chromium } = require('playwright-core');
 
 const plan = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
-const result = { steps: [], shownByTab: {}, placedByTab: {}, typed: [], set: [], missing: [], popups: [] };
+const result = { steps: [], shownByTab: {}, placedByTab: {}, typed: [], notTaken: [], comboMenuClosed: [], set: [], missing: [], popups: [] };
 const t0 = Date.now();
 const log = (msg) => process.stderr.write(`[webui ${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
 const step = (name) => { result.steps.push([name, (Date.now() - t0) / 1000]); log(name); };
@@ -69,10 +74,23 @@ async function clickNext(page, from, timeoutMs) {
     const b = Array.from(document.querySelectorAll('[data-qa="wizard-next"]')).filter((e) => e.offsetParent !== null)[0];
     return b && !b.disabled;
   }, null, { timeout: timeoutMs });
+  const clicked = (Date.now() - t0) / 1000;
   await next.first().click();
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await wizardStep(page) != from) return;
+    if (from === '5') {
+      // Deploy: step8's ajax queue ("Initializing Tasks") stops for good at its first failed call (abortOnError)
+      const left = await page.evaluate(() => App.router.get('wizardStep8Controller.ajaxRequestsQueue.queue.length'));
+      const failed = result.http.filter((h) => h.at >= clicked && h.status !== 0 && !/\/persist\//.test(h.url));
+      if (left === 0 && failed.length) {
+        await page.waitForTimeout(5000);
+        if (await wizardStep(page) != from) return;
+        const popup = await page.locator('.modal:visible').last().innerText().catch(() => '');
+        throw new Error(`Deploy stopped on step 5 (popup: ${popup.replace(/\s+/g, ' ').slice(0, 300)}) after the failed call(s): `
+          + failed.map((h) => `${h.status} ${h.method} ${h.url} sent ${h.sent.slice(0, 300)} answered ${h.body.slice(0, 600)}`).join(' | '));
+      }
+    }
     if (!(await acceptPopups(page))) await page.waitForTimeout(500);
   }
   throw new Error(`the wizard stayed on step ${from} after Next`);
@@ -85,6 +103,76 @@ async function shownWidgets(page) {
       && $(v.get('element')).is(':visible'))
     .map((v) => ({ ref: v.get('config.filename').replace(/\.xml$/, '') + '/' + v.get('config.name'),
                    tab: v.get('tab.name') || null })));
+}
+
+// The widget of "type/name" shown on the tab now: marked data-mm2-widget=ref; its kind decides how the operator
+// enters a value: 'combo' (the dropdown's entries), 'text' (its own visible text field or text area), 'switch'
+// (slider, spinner, toggle: the pencil "Edit" switches it to a text box). Its config value and, for a combo, the
+// entries' values in order.
+async function markWidget(page, tabName, ref) {
+  return page.evaluate(([ref, tabName]) => {
+    const v = Object.values(Em.View.views).find((v) => v instanceof App.ConfigWidgetView && v.get('element')
+      && v.get('config') && v.get('tab.name') === tabName
+      && v.get('config.filename').replace(/\.xml$/, '') + '/' + v.get('config.name') === ref
+      && $(v.get('element')).is(':visible'));
+    if (!v) return null;
+    const el = v.get('element');
+    el.setAttribute('data-mm2-widget', ref);
+    const value = String(v.get('config.value'));
+    if (v instanceof App.ComboConfigWidgetView && !v.get('config.showAsTextBox')) {
+      return { kind: 'combo', value, entries: (v.get('content.valuesList') || []).map((e) => String(e.get('configValue'))) };
+    }
+    const own = Array.from(el.querySelectorAll('input[type="text"], textarea')).filter((i) => $(i).is(':visible')
+      && !$(i).closest('.widget-config-raw').length);
+    if (own.length === 1 && !own[0].disabled) return { kind: 'text', value };
+    return { kind: el.querySelector('.widget-action-switch-view') ? 'switch' : 'none', value };
+  }, [ref, tabName]);
+}
+
+async function configValue(page, tabName, ref) {
+  return (await markWidget(page, tabName, ref) || {}).value;
+}
+
+// Enters `value` into the widget of `ref` on the tab as an operator does; true when the page's config took it.
+async function enterValue(page, tabName, ref, value) {
+  const w = await markWidget(page, tabName, ref);
+  if (!w) return false;
+  const root = page.locator(`[data-mm2-widget="${ref}"]`);
+  if (w.kind === 'combo') {
+    const i = w.entries.indexOf(value);
+    if (i < 0) { result.notTaken.push({ ref, kind: w.kind, value, why: 'not an entry: ' + w.entries.join(', ') }); return false; }
+    await root.locator('button.dropdown-toggle').first().click();
+    const entry = root.locator('ul.dropdown-menu li a').nth(i);
+    if (await entry.isVisible()) {
+      await entry.click();
+    } else {
+      // trunk's ambari-web: the combo's caret (Bootstrap 3 data-toggle="dropdown" under Bootstrap 5) opens no menu;
+      // the operator's way left is the pencil ("Edit"): the value typed into the text box
+      result.comboMenuClosed.push(ref);
+      log(`combo ${ref}: its dropdown did not open; typed into its text box (pencil)`);
+      await root.locator('.widget-action-switch-view').first().click();
+      const input = root.locator('.widget-config-raw input:visible, .widget-config-raw textarea:visible').first();
+      await input.fill(value);
+      await input.press('Tab');
+    }
+  } else if (w.kind === 'text') {
+    const input = root.locator('input[type="text"]:visible, textarea:visible').first();
+    await input.fill(value);
+    await input.press('Tab');
+  } else if (w.kind === 'switch') {
+    await root.locator('.widget-action-switch-view').first().click();
+    const input = root.locator('.widget-config-raw input:visible, .widget-config-raw textarea:visible').first();
+    await input.fill(value);
+    await input.press('Tab');
+  } else {
+    result.notTaken.push({ ref, kind: w.kind, value, why: 'no field to type into' });
+    return false;
+  }
+  await page.waitForTimeout(300);
+  const now = await configValue(page, tabName, ref);
+  if (now !== value) { result.notTaken.push({ ref, kind: w.kind, value, now }); return false; }
+  log(`entered ${ref} = ${value} (${w.kind})`);
+  return true;
 }
 
 async function run() {
@@ -106,6 +194,27 @@ async function run() {
 async function wizard(page) {
   {
     page.on('pageerror', (err) => log('page error: ' + String(err && err.stack || err).slice(0, 800)));
+    // every REST call that did not succeed (status >= 300 or no answer), with its body: kept in result.http
+    result.http = [];
+    page.on('response', async (res) => {
+      if (res.status() < 300) return;
+      const req = res.request();
+      const body = await res.text().catch(() => '');
+      const entry = { method: req.method(), url: res.url(), status: res.status(), sent: (req.postData() || '').slice(0, 2000),
+                      body: body.slice(0, 2000), at: (Date.now() - t0) / 1000 };
+      result.http.push(entry);
+      log(`HTTP ${entry.status} ${entry.method} ${entry.url}: ${entry.body.slice(0, 300).replace(/\s+/g, ' ')}`);
+    });
+    page.on('requestfailed', (req) => {
+      result.http.push({ method: req.method(), url: req.url(), status: 0, failure: String(req.failure() && req.failure().errorText), at: (Date.now() - t0) / 1000 });
+      log(`HTTP failed ${req.method()} ${req.url()}: ${req.failure() && req.failure().errorText}`);
+    });
+    // the calls that change the cluster (Deploy's), with their status
+    page.on('requestfinished', async (req) => {
+      if (!['POST', 'PUT', 'DELETE'].includes(req.method())) return;
+      const res = await req.response().catch(() => null);
+      log(`${req.method()} ${req.url()} -> ${res ? res.status() : '?'} ${(req.postData() || '').slice(0, 200).replace(/\s+/g, ' ')}`);
+    });
     const slow = 240000;
 
     await page.goto(plan.url + '/#/login', { timeout: slow });
@@ -115,6 +224,26 @@ async function wizard(page) {
     await page.waitForFunction(() => window.App && App.router && App.router.get('loggedIn')
       && /#\/main\//.test(location.hash), null, { timeout: slow });
     step('logged in: ' + (await page.evaluate(() => location.hash)));
+    // ambari-web of ../shared/ambari-src (apache/ambari HEAD of 2024-10-16) predates AMBARI-26187 (apache/ambari
+    // #3849, 2024-10-19: "Ambari cluster deployment is encountering a blockage"): after its jQuery 3 upgrade,
+    // App.ajaxQueue runs `r.then(this._complete)`, and jQuery 3's then() passes the response body, not the jqXHR,
+    // so `xhr.status` is undefined after the first call, the queue is cleared without an error and Deploy stays on
+    // "Initializing Tasks" after POST .../services. The same correction here, at run time (the sources stay
+    // untouched): the status is read from the jqXHR, the third argument. Kept in result.patches.
+    result.patches = await page.evaluate(() => {
+      const broken = String(App.ajaxQueue.proto()._complete);
+      if (!/^function\s*(_complete)?\s*\(xhr\)/.test(broken)) return [];   // a fixed ambari-web: nothing to do
+      App.ajaxQueue.reopen({
+        _complete: function (data, textStatus, jqXHR) {
+          const xhr = jqXHR && jqXHR.status !== undefined ? jqXHR : data;
+          if (xhr && xhr.status >= 200 && xhr.status <= 299) this.runNextRequest();
+          else if (this.get('abortOnError')) this.clear();
+          else this.runNextRequest();
+        },
+      });
+      return ['App.ajaxQueue._complete reads the jqXHR (AMBARI-26187)'];
+    });
+    if (result.patches.length) log('patched: ' + result.patches.join('; '));
 
     // Services > "..." > Add Service (all_services_actions.hbs); a wizard left open earlier reopens at login
     if (!/service\/add/.test(await page.evaluate(() => location.hash))) {
@@ -164,22 +293,7 @@ async function wizard(page) {
       await link.first().click();
       await page.waitForTimeout(1500);
       for (const [ref, value] of Object.entries(plan.type)) {
-        const typed = await page.evaluate(([ref, tabName]) => {
-          const v = Object.values(Em.View.views).find((v) => v instanceof App.ConfigWidgetView && v.get('element')
-            && v.get('config') && v.get('tab.name') === tabName
-            && v.get('config.filename').replace(/\.xml$/, '') + '/' + v.get('config.name') === ref
-            && $(v.get('element')).is(':visible'));
-          if (!v) return null;
-          const input = v.get('element').querySelector('input[type="text"], textarea');
-          if (!input) return null;
-          input.setAttribute('data-mm2-typing', ref);
-          return true;
-        }, [ref, tab.name]);
-        if (!typed) continue;
-        const input = page.locator(`[data-mm2-typing="${ref}"]`);
-        await input.fill(String(value));
-        await input.press('Tab');
-        result.typed.push(ref);
+        if (await enterValue(page, tab.name, ref, String(value))) result.typed.push(ref);
       }
       const shown = await shownWidgets(page);
       result.shownByTab[tab.name] = shown.filter((w) => w.tab === tab.name).map((w) => w.ref);
