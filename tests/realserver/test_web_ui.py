@@ -172,7 +172,7 @@ def test_add_service_wizard_in_the_web_ui(lab, tmp_path_factory):
         saved[config_type] = cfg["items"][0]["properties"]
     wrong = dict((ref, (saved[ref.split("/", 1)[0]].get(ref.split("/", 1)[1]), v)) for ref, v in changes.items()
                  if saved[ref.split("/", 1)[0]].get(ref.split("/", 1)[1]) != v)
-    assert wrong == {}, wrong
+    assert wrong == {}, (wrong, "lost on the page after typing:", result["lost"])
     _wait_count(lab.target, "src.web", 200)
 
 

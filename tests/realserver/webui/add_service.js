@@ -25,7 +25,7 @@ const path = require('path');
 const { chromium } = require('playwright-core');
 
 const plan = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
-const result = { steps: [], shownByTab: {}, placedByTab: {}, typed: [], notTaken: [], comboMenuClosed: [], set: [], missing: [], popups: [] };
+const result = { steps: [], shownByTab: {}, placedByTab: {}, typed: [], notTaken: [], comboMenuClosed: [], lost: [], recommendations: [], set: [], missing: [], popups: [] };
 const t0 = Date.now();
 const log = (msg) => process.stderr.write(`[webui ${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
 const step = (name) => { result.steps.push([name, (Date.now() - t0) / 1000]); log(name); };
@@ -164,6 +164,9 @@ async function enterValue(page, tabName, ref, value) {
     const input = root.locator('.widget-config-raw input:visible, .widget-config-raw textarea:visible').first();
     await input.fill(value);
     await input.press('Tab');
+    // and back to the widget with the same pencil: left as a text box, a slider's typed value was put back to
+    // the slider's own value on a later redraw of the page (seen in run 6: replication.factor 1 -> 3)
+    await root.locator('.widget-action-switch-view').first().click();
   } else {
     result.notTaken.push({ ref, kind: w.kind, value, why: 'no field to type into' });
     return false;
@@ -172,7 +175,34 @@ async function enterValue(page, tabName, ref, value) {
   const now = await configValue(page, tabName, ref);
   if (now !== value) { result.notTaken.push({ ref, kind: w.kind, value, now }); return false; }
   log(`entered ${ref} = ${value} (${w.kind})`);
+  result.typed.push(ref);
+  await checkTyped(page, 'after entering ' + ref);
   return true;
+}
+
+// The page's model values of "type/name" refs (every service tab of Customize Services).
+async function modelValues(page, refs) {
+  return page.evaluate((refs) => {
+    const configs = [].concat(...App.router.get('wizardStep7Controller.stepConfigs').map((sc) => sc.get('configs').toArray()));
+    const out = {};
+    refs.forEach((ref) => {
+      const [type, ...rest] = ref.split('/');
+      const c = configs.find((c) => c.get('name') === rest.join('/') && c.get('filename').replace(/\.xml$/, '') === type);
+      out[ref] = c ? String(c.get('value')) : null;
+    });
+    return out;
+  }, refs);
+}
+
+// Typed values the page no longer holds: noted once in result.lost with the moment it was seen.
+async function checkTyped(page, when) {
+  const now = await modelValues(page, result.typed);
+  for (const ref of result.typed) {
+    if (now[ref] !== String(plan.type[ref]) && !result.lost.some((l) => l.ref === ref)) {
+      result.lost.push({ ref, typed: String(plan.type[ref]), now: now[ref], seen: when });
+      log(`typed value lost: ${ref} = ${now[ref]} (typed ${plan.type[ref]}), seen ${when}`);
+    }
+  }
 }
 
 async function run() {
@@ -210,6 +240,18 @@ async function wizard(page) {
       log(`HTTP failed ${req.method()} ${req.url()}: ${req.failure() && req.failure().errorText}`);
     });
     // the calls that change the cluster (Deploy's), with their status
+    page.on('response', async (res) => {
+      if (res.status() >= 300 || !/\/recommendations$/.test(res.url().split('?')[0])) return;
+      const body = await res.json().catch(() => null);
+      const sent = JSON.parse(res.request().postData() || '{}');
+      const conf = (((body || {}).resources || [])[0] || {}).recommendations;
+      const configs = conf && conf.blueprint && conf.blueprint.configurations || {};
+      const ours = {};
+      Object.keys(configs).filter((t) => t.startsWith('kafka-mm2')).forEach((t) => { ours[t] = (configs[t] || {}).properties; });
+      result.recommendations.push({ at: (Date.now() - t0) / 1000, recommend: sent.recommend,
+        changed: (sent.changed_configurations || []).map((c) => c.type + '/' + c.name), answer: ours });
+      if (sent.recommend !== 'host_groups') log(`recommendations (${sent.recommend}) for ${JSON.stringify(sent.changed_configurations || []).slice(0, 200)}: ${JSON.stringify(ours).slice(0, 600)}`);
+    });
     page.on('requestfinished', async (req) => {
       if (!['POST', 'PUT', 'DELETE'].includes(req.method())) return;
       const res = await req.response().catch(() => null);
@@ -293,8 +335,9 @@ async function wizard(page) {
       await link.first().click();
       await page.waitForTimeout(1500);
       for (const [ref, value] of Object.entries(plan.type)) {
-        if (await enterValue(page, tab.name, ref, String(value))) result.typed.push(ref);
+        await enterValue(page, tab.name, ref, String(value));
       }
+      await checkTyped(page, 'after the tab ' + tab.name);
       const shown = await shownWidgets(page);
       result.shownByTab[tab.name] = shown.filter((w) => w.tab === tab.name).map((w) => w.ref);
       log(`tab ${tab.displayName}: ${result.shownByTab[tab.name].length} properties shown`);
@@ -335,6 +378,7 @@ async function wizard(page) {
       .findProperty('serviceName', service).get('configs').filter((c) => c.get('isVisible') && c.get('errorMessage'))
       .map((c) => c.get('filename') + '/' + c.get('name') + ': ' + c.get('errorMessage')), plan.service);
     if (errors.length) log('errors shown: ' + errors.join('; '));
+    await checkTyped(page, 'before Next on Customize Services');
     result.pageErrors = errors;
     await clickNext(page, '4', slow);
 
