@@ -106,8 +106,8 @@ async function shownWidgets(page) {
 }
 
 // The widget of "type/name" shown on the tab now: marked data-mm2-widget=ref; its kind decides how the operator
-// enters a value: 'combo' (the dropdown's entries), 'text' (its own visible text field or text area), 'switch'
-// (slider, spinner, toggle: the pencil "Edit" switches it to a text box). Its config value and, for a combo, the
+// enters a value: 'combo' (the dropdown's entries), 'text' (its own visible text field or text area), 'slider'
+// (its handle moved with the arrow keys), 'switch' (spinner, toggle: the pencil "Edit" switches it to a text box). Its config value and, for a combo, the
 // entries' values in order.
 async function markWidget(page, tabName, ref) {
   return page.evaluate(([ref, tabName]) => {
@@ -119,6 +119,9 @@ async function markWidget(page, tabName, ref) {
     const el = v.get('element');
     el.setAttribute('data-mm2-widget', ref);
     const value = String(v.get('config.value'));
+    if (v instanceof App.SliderConfigWidgetView && !v.get('config.showAsTextBox') && el.querySelector('.slider-handle')) {
+      return { kind: 'slider', value };
+    }
     if (v instanceof App.ComboConfigWidgetView && !v.get('config.showAsTextBox')) {
       return { kind: 'combo', value, entries: (v.get('content.valuesList') || []).map((e) => String(e.get('configValue'))) };
     }
@@ -155,6 +158,17 @@ async function enterValue(page, tabName, ref, value) {
       await input.fill(value);
       await input.press('Tab');
     }
+  } else if (w.kind === 'slider') {
+    // the slider's handle, moved with the arrow keys one step at a time until the value is the one wanted
+    const handle = root.locator('.slider-handle:visible').first();
+    await handle.focus();
+    const target = Number(value);
+    let now = Number(w.value), previous = null;
+    for (let i = 0; i < 400 && now !== target && now !== previous; i++) {
+      previous = now;
+      await handle.press(now > target ? 'ArrowLeft' : 'ArrowRight');
+      now = Number(await configValue(page, tabName, ref));
+    }
   } else if (w.kind === 'text') {
     const input = root.locator('input[type="text"]:visible, textarea:visible').first();
     await input.fill(value);
@@ -164,9 +178,6 @@ async function enterValue(page, tabName, ref, value) {
     const input = root.locator('.widget-config-raw input:visible, .widget-config-raw textarea:visible').first();
     await input.fill(value);
     await input.press('Tab');
-    // and back to the widget with the same pencil: left as a text box, a slider's typed value was put back to
-    // the slider's own value on a later redraw of the page (seen in run 6: replication.factor 1 -> 3)
-    await root.locator('.widget-action-switch-view').first().click();
   } else {
     result.notTaken.push({ ref, kind: w.kind, value, why: 'no field to type into' });
     return false;
