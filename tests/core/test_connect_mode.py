@@ -232,3 +232,30 @@ def test_placement_one_target_per_host_and_one_host_per_target():
     assert any(m.startswith("Target B is served by h2, h3") for m in messages), messages
     assert connect_mode.run_mode({"kafka-mm2-env": {"mm2_run_mode": "connect"}}) == "connect"
     assert connect_mode.run_mode({}) == "dedicated"
+
+
+def test_a_retired_flow_is_put_back_running_by_the_start_that_enables_it_again():
+    """FLOW_SEED retire= writes a connect-mode flow's copying connectors enabled=false with no tasks into the
+    worker's config topic (a failback under identity); the START that enables the flow again must not leave them
+    so: the rendered configuration (enabled=true) differs, so the reconcile PUTs it and Connect generates tasks."""
+    from mm2_core.connect import flow_positions
+    from mm2_core.kafka import connect_configs
+    _rendering, plan = plan_of("aggregation-three-into-one")
+    flow = "emea->central"
+    topic, names_ = flow_positions.retire_location(connect_mode.CONNECT, flow, "dr-connect")
+    assert topic == "dr-connect-configs.internal"
+    assert names_ == [connect_mode.connector_name(flow, connect_mode.SOURCE),
+                      connect_mode.connector_name(flow, connect_mode.CHECKPOINT)]
+    configs = dict((n, dict(plan.connectors[n])) for n in plan.connectors)
+    counts = dict((n, 1) for n in plan.connectors)
+    writes = connect_configs.retire_plan(configs, counts, names_)
+    for key, value in writes:
+        if key.startswith(connect_configs.CONNECTOR_PREFIX):
+            configs[key[len(connect_configs.CONNECTOR_PREFIX):]] = json.loads(value)["properties"]
+    assert [k for k, _ in writes] == ["connector-%s" % names_[0], "commit-%s" % names_[0],
+                                      "connector-%s" % names_[1], "commit-%s" % names_[1]]
+    create, update, delete = connect_mode.connector_diff(configs, plan.connectors)
+    assert (create, sorted(update), delete) == ([], sorted(names_), [])
+    # dedicated mode's location is the flow's herder's topic, under the bare connector names
+    assert flow_positions.retire_location(connect_mode.DEDICATED, flow, "dr-connect") == (
+        "mm2-configs.emea.internal", list(connect_configs.RETIRED_CONNECTORS))
