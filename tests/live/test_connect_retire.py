@@ -55,8 +55,10 @@ def _retire(d, port, written):
                    timeout=240), "FLOW_SEED B->A retire=A->B")
     out = run.structured_out["flow_seed"]["retired"]
     assert out["flow"] == "A->B" and out["config_topic"] == "mm2-live-%d-configs.internal" % port, out
-    assert out["written"] == written, out
-    if written:
+    # two disabled configurations, and a task count of 0 for each connector that had tasks: the source connector
+    # has; the checkpoint connector has one only when there are consumer groups to sync
+    assert out["written"] in written, out
+    if written != (0,):
         assert out["connectors"] == [connect_mode.connector_name("A->B", connect_mode.CHECKPOINT),
                                      connect_mode.connector_name("A->B", connect_mode.SOURCE)], out
 
@@ -80,8 +82,8 @@ def test_connect_mode_retire_starts_none_of_the_flows_tasks_and_a_restart_that_e
     # restore path: retired while stopped, then a START that keeps A->B enabled puts it back running
     ok(d.run("STOP"), "STOP")
     a.produce_n(ta, N, prefix="a2")
-    _retire(d, port, 4)
-    _retire(d, port, 0)                                  # a rerun writes nothing
+    _retire(d, port, (3, 4))
+    _retire(d, port, (0,))                             # a rerun writes nothing
     ok(d.run("START"), "START (A->B enabled)")
     wait_count(b, "A." + ta, 2 * N)                      # the backlog once, from A->B's stored positions
     rk.wait_until(lambda: states(port)[connect_mode.connector_name("A->B", connect_mode.SOURCE)][0] == "RUNNING",
@@ -90,7 +92,7 @@ def test_connect_mode_retire_starts_none_of_the_flows_tasks_and_a_restart_that_e
     # reverse path: retired while stopped, then a START that disables A->B starts none of its tasks
     ok(d.run("STOP"), "STOP")
     a.produce_n(ta, N, prefix="a3")
-    _retire(d, port, 4)
+    _retire(d, port, (3, 4))
     tasks_before = count_in_log(d, "Creating task A->B.MirrorSourceConnector-")
     only_c = dict(both)
     only_c[names.TOPOLOGY] = {"content": ONLY_C.format(a=a.bootstrap, b=b.bootstrap, c=c.bootstrap, a_topics=ta,
