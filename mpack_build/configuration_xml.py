@@ -149,7 +149,7 @@ def generate_configuration_xml(repo, ctype):
         if prop.property_type:
             lines.append(u"    <property-type>%s</property-type>" % prop.property_type)
         lines.append(u"    <value-attributes>")
-        lines.append(u"      <type>%s</type>" % prop.value_type)
+        lines.append(u"      <type>%s</type>" % prop.ambari_value_type)
         for tag, value_ in (("minimum", prop.minimum), ("maximum", prop.maximum), ("unit", prop.unit)):
             if value_ is not None:
                 lines.append(u"      <%s>%s</%s>" % (tag, _esc(value_), tag))
@@ -161,9 +161,9 @@ def generate_configuration_xml(repo, ctype):
         for tag, value_, default in flags:
             if bool(value_) != default:
                 lines.append(u"      <%s>%s</%s>" % (tag, _bool(value_), tag))
-        if prop.value_type == "value-list":
+        if prop.ambari_value_type == "value-list":
             lines.append(u"      <entries>")
-            for entry_value, label in prop.entries:
+            for entry_value, label in prop.ambari_entries:
                 lines.append(u"        <entry>")
                 lines.append(u"          <value>%s</value>" % _esc(entry_value))
                 lines.append(u"          <label>%s</label>" % _esc(label))

@@ -27,10 +27,12 @@ ROOT=$PWD
 # service advisor, the alert scripts, install-mpack). Add a folder here when it touches Ambari.
 AMBARI_SUITES=(tests/harness_tests tests/agent tests/advisor tests/alerts tests/build)
 # The real-Kafka folders (each PY3_ONLY, minutes of JVMs each): three lanes beside the double stages.
-# Balanced by the rehearsal of 2026-11-26 (load ~13): mm1 + live took 20 min, e2e ~8 min a case.
+# Balanced by the rehearsal of 2026-11-26 (load ~13): mm1 + live took 20 min, e2e ~8 min a case, a DR
+# lane ~31 min; tests/versions then grew by the logged-config check (~90 s a version) and tests/live by
+# its offsets and retire cases, so live moved beside lane C's DR cases.
 REAL_KAFKA_A=(tests/e2e)
-REAL_KAFKA_B=(tests/mm1 tests/live tests/versions)
-REAL_KAFKA_C=(tests/dr)
+REAL_KAFKA_B=(tests/mm1 tests/versions)
+REAL_KAFKA_C=(tests/dr tests/live)
 REAL_KAFKA_D=(tests/dr tests/alerts_real)
 # The DR cases of C and D (tests/dr/test_failover.py's MM2_DR_CASES; an MM2_DR_CASES of the caller wins):
 # both replication policies, one lane each (a case takes 15-35 min on the 2-core host).

@@ -124,7 +124,7 @@ def check_flow(cli, rendering, flow, deadline, hostname):
         return check_heartbeats(cli, rendering, flow,
                                 "the check topic %s is not replicated by %s (%s): add it to "
                                 "kafka-mm2-replication/topics to test with a record" % (
-                                    CHECK_TOPIC, flow.name, flt.describe()))
+                                    CHECK_TOPIC, flow.name, flt.describe()), deadline)
     mirrored = topo.mirrored_topic(flow, CHECK_TOPIC)
 
     step = "1/5 create %s on %s" % (CHECK_TOPIC, source)
@@ -186,15 +186,29 @@ def caught_up(result, records):
     return bool(started and records and max(r.timestamp for r in records) / 1000.0 >= started)
 
 
-def check_heartbeats(cli, rendering, flow, why):
-    """Proof of a flow without writing: fresh <source>.heartbeats records on the target."""
+def check_heartbeats(cli, rendering, flow, why, deadline=None):
+    """Proof of a flow without writing: fresh <source>.heartbeats records on the target. Until the deadline the
+    read is repeated (right after START the new MM2 has not emitted yet: what the target holds then is the
+    previous run's last heartbeat, or nothing); the last read's finding is the failure."""
     topo = rendering.topology
     topic = kafka_tools.heartbeats_topic(flow.source, topo.separator)
     step = "heartbeats %s on %s (%s)" % (topic, flow.target, why)
-    # bounded by end offsets: several herders keep writing heartbeats, the topic is never quiet
-    result = cli.read_recent(flow.target, topic, mode="heartbeat")
-    # records of A's heartbeats topic (emitted into A by herders X->A) mirrored to the target
-    beats = [b for b in kafka_tools.parse_heartbeats(result.out) if b.target == flow.source]
+    limit = 3 * int(_setting(topo, flow, "emit.heartbeats.interval.seconds") or 5) + 60
+    found = {}
+
+    def fresh():
+        # bounded by end offsets: several herders keep writing heartbeats, the topic is never quiet
+        result = cli.read_recent(flow.target, topic, mode="heartbeat")
+        # records of A's heartbeats topic (emitted into A by herders X->A) mirrored to the target
+        beats = [b for b in kafka_tools.parse_heartbeats(result.out) if b.target == flow.source]
+        found.update(result=result, beats=beats)
+        if not beats:
+            return False
+        found["age"] = time.time() - max(b.timestamp for b in beats) / 1000.0
+        return found["age"] <= limit
+
+    _wait_for(deadline if deadline is not None else time.time(), fresh)
+    result, beats = found["result"], found["beats"]
     if not beats:
         if result.note:
             raise CheckFailed(step, "could not read the heartbeats of %s on %s: %s" % (
@@ -202,13 +216,11 @@ def check_heartbeats(cli, rendering, flow, why):
         raise CheckFailed(step, "no heartbeats of %s arrived on %s; they are emitted into %s by the %s->%s herder: "
                                 "some driver host must serve %s (kafka-mm2-driver/target.clusters)" % (
                                     flow.source, flow.target, flow.source, flow.target, flow.source, flow.source))
-    age = time.time() - max(b.timestamp for b in beats) / 1000.0
-    limit = 3 * int(_setting(topo, flow, "emit.heartbeats.interval.seconds") or 5) + 60
-    if age > limit:
+    if found["age"] > limit:
         raise CheckFailed(step, "the last heartbeat of %s on %s is %.0fs old (more than %ds)" % (
-            flow.source, flow.target, age, limit))
+            flow.source, flow.target, found["age"], limit))
     return "%s: %s; instead, the last heartbeat of %s on %s is %.0fs old" % (flow.name, why, flow.source,
-                                                                            flow.target, age)
+                                                                            flow.target, found["age"])
 
 
 def service_check(params, budget):

@@ -4,6 +4,8 @@ simulated clusters."""
 import csv
 import io
 import os
+import re
+import threading
 import time
 
 import pytest
@@ -76,6 +78,44 @@ def test_service_check_falls_back_to_heartbeats_when_the_topic_is_excluded(site,
     assert "is not replicated by A->B (topics=orders.*" in run.output
     assert "the last heartbeat of A on B is" in run.output
 
+
+
+def test_heartbeat_fallback_waits_for_a_fresh_heartbeat(site, clusters, guard):
+    """Right after START the target may hold only the previous run's last heartbeat (the new MM2 has not emitted
+    yet): the check reads again until its deadline instead of failing on that first read (the real server's
+    `mm2-ambari deploy` case failed so under load: tests/realserver)."""
+    a, b = clusters
+    driver = Driver(site)
+    conf = {names.REPLICATION: {"topics": "orders.*"}}
+    old = int((time.time() - 600) * 1000)        # the previous run's last heartbeat, 10 minutes old
+    key, value = fakekafka.heartbeat_record("B", "A", old)
+    b.append("A.heartbeats", value, key=key, ts=old)
+
+    def emitted_later():
+        time.sleep(4)
+        now = int(time.time() * 1000)
+        key, value = fakekafka.heartbeat_record("B", "A", now)
+        b.append("A.heartbeats", value, key=key, ts=now)
+    later = threading.Thread(target=emitted_later)
+    later.start()
+    try:
+        run = ok(driver.service_check(configurations=conf, command_params={"command_timeout": "60"}))
+    finally:
+        later.join()
+    assert "is not replicated by A->B (topics=orders.*" in run.output
+    assert re.search(r"the last heartbeat of A on B is \d+s old", run.output), run.output
+
+
+def test_heartbeat_fallback_names_a_stale_heartbeat(site, clusters, guard):
+    """Only an old heartbeat until the deadline: the check fails naming its age."""
+    a, b = clusters
+    driver = Driver(site)
+    conf = {names.REPLICATION: {"topics": "orders.*"}}
+    old = int((time.time() - 600) * 1000)
+    key, value = fakekafka.heartbeat_record("B", "A", old)
+    b.append("A.heartbeats", value, key=key, ts=old)
+    run = failed(driver.service_check(configurations=conf, command_params={"command_timeout": "40"}))
+    assert re.search(r"the last heartbeat of A on B is 6\d\ds old \(more than 63s\)", run.output), run.output
 
 
 def test_heartbeat_fallback_names_the_clusters_pitfall(site, clusters, guard):

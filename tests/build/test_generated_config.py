@@ -1,4 +1,5 @@
 """configuration/<type>.xml is generated from mm2_core.config.schema: the one source of truth."""
+import json
 import os
 import tarfile
 import xml.etree.ElementTree as ET
@@ -46,7 +47,7 @@ def test_every_property_carries_what_ambari_requires(generated, core):
             assert upgrade is not None and upgrade.get("add") == "true", label
             assert node.findtext("display-name") == prop.display_name, label
             assert node.findtext("description") == prop.description, label
-            assert node.find("value-attributes").findtext("type") == prop.value_type, label
+            assert node.find("value-attributes").findtext("type") == prop.ambari_value_type, label
             assert (node.get("require-input") == "true") == bool(prop.require_input), label
 
 
@@ -72,14 +73,31 @@ def test_defaults_value_lists_and_ranges_come_from_the_schema(generated, core):
             attrs = node.find("value-attributes")
             if not prop.content_file:
                 assert (node.findtext("value") or "") == prop.default, prop.name
-            if prop.value_type == "value-list":
+            if prop.ambari_value_type == "value-list":
                 assert [(e.findtext("value"), e.findtext("label")) for e in attrs.find("entries")] == \
-                    [tuple(e) for e in prop.entries], prop.name
+                    [tuple(e) for e in prop.ambari_entries], prop.name
             assert attrs.findtext("minimum") == prop.minimum, prop.name
             assert attrs.findtext("maximum") == prop.maximum, prop.name
             assert attrs.findtext("unit") == prop.unit, prop.name
             expected_overridable = None if prop.overridable else "false"
             assert attrs.findtext("overridable") == expected_overridable, prop.name
+
+
+def test_every_toggle_has_the_two_states_ambari_web_reads(generated, core, session_repo):
+    # ambari-web's toggle widget (toggle_config_widget_view.js) takes "on" and "off" from the property's
+    # value-attributes entries, the first being "on"; without them Customize Services throws and shows no
+    # widget of the tabs after the first. A boolean's default must be one of the two states.
+    theme = json.loads(mpack_helpers.read_text(os.path.join(session_repo, "common-services", core.names.SERVICE,
+                                                            core.names.SERVICE_VERSION, "themes", "theme.json")))
+    toggles = [w["config"] for w in theme["configuration"]["widgets"] if w["widget"]["type"] == "toggle"]
+    assert toggles, "the theme has toggles"
+    for config in toggles:
+        config_type, name = config.split("/", 1)
+        attrs = _props(generated[config_type])[name].find("value-attributes")
+        values = [e.findtext("value") for e in attrs.find("entries")]
+        assert attrs.findtext("type") == "value-list" and values == ["true", "false"], config
+        assert attrs.findtext("selection-cardinality") == "1", config
+        assert _props(generated[config_type])[name].findtext("value") in values, config
 
 
 def test_content_defaults_are_the_templates(generated, core, session_repo):

@@ -132,13 +132,27 @@ def advanced(text=ADVANCED, **sections):
     return configs(clusters={"topology.mode": "advanced"}, topology={"content": text}, **sections)
 
 
-def test_cluster_overrides_reach_clients_before_2_8_through_flow_keys():
-    p = props(rendered("2.4.1", advanced()))
-    assert p["a.consumer.max.poll.records"] == "5000"
+@pytest.mark.parametrize("version", ["2.4.1", "2.7.2"])
+def test_cluster_overrides_reach_clients_before_2_8_through_flow_keys(version):
+    p = props(rendered(version, advanced()))
     assert p["a->b.consumer.max.poll.records"] == "5000"
     assert p["a->b.source.admin.request.timeout.ms"] == "90000"
     assert p["a->b.target.admin.retries"] == "5"
     assert p["b.producer.linger.ms"] == "100"       # worker producer: works on every version
+    # what these versions ignore per cluster is not written there (only per flow, above)
+    assert not [k for k in p if k.startswith(("a.consumer.", "a.admin.", "b.admin."))], sorted(p)
+
+
+def test_cluster_consumer_override_no_flow_takes_is_a_warning_before_2_8():
+    cfg = configs(custom={"west.consumer.max.poll.records": "500", "east.consumer.fetch.min.bytes": "2"})
+    r = rendered("2.4.1", cfg)
+    p = props(r)
+    assert "west.consumer.max.poll.records" not in p and p["east->west.consumer.fetch.min.bytes"] == "2"
+    assert "east.consumer.fetch.min.bytes" not in p
+    (warning,) = [w for w in r.warnings if "has no effect" in w.message]
+    assert warning.name == "west.consumer.max.poll.records" and "Kafka 2.4.1" in warning.message, warning.message
+    assert not [w for w in rendered("2.8.2", cfg).warnings if "has no effect" in w.message]
+    assert props(rendered("2.8.2", cfg))["west.consumer.max.poll.records"] == "500"
 
 
 def test_cluster_overrides_are_not_repeated_from_2_8():

@@ -60,6 +60,15 @@ def test_blacklist_keys_exist_until_4_0():
     assert not versions.supports("4.0.0", versions.BLACKLIST_KEYS)
 
 
+@pytest.mark.parametrize("version,read", [
+    ("2.4.1", {"producer"}), ("2.7.2", {"producer"}), ("2.8.0", {"producer", "consumer", "admin"}),
+    ("4.0.0", {"producer", "consumer", "admin"})])
+def test_per_cluster_client_overrides_by_kind(version, read):
+    # producer ones reach the workers' task producers on every version; consumer and admin ones from 2.8
+    kinds = ("producer", "consumer", "admin")
+    assert set(k for k in kinds if versions.cluster_client_override_read(version, k)) == read
+
+
 def test_config_providers_worker_bug_range():
     # KAFKA-17192: 3.5.0 .. 3.8.0 drop the exact key config.providers from worker configs; fixed in 3.8.1.
     assert not versions.supports("3.4.1", versions.CONFIG_PROVIDERS_WORKER_BUG)

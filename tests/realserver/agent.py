@@ -108,6 +108,16 @@ custom_actions_dir={cache}/custom_actions
     # whose writes land in workdir/overlay/<dir> (a private mount namespace, `unshare -m`), never on the host.
     OVERLAID = ("/etc", "/usr", "/var", "/opt", "/srv")
     PACKAGE_TMP = "/var/lib/ambari-agent/tmp"
+    # The trunk agent's AmbariConfig derives these directories once, in its constructor, from the cache_dir of
+    # its built-in defaults (os.sep + "tmp"), before the ini is read: whatever the ini's cache_dir says, it keeps
+    # its cluster caches (metadata, topology, configurations, alert definitions) in /tmp/cluster_cache and looks
+    # for alert scripts under /tmp/stacks, /tmp/common-services, /tmp/extensions and /tmp/host_scripts, while it
+    # downloads the scripts into the ini's cache_dir. So every SCRIPT alert was UNKNOWN ("Unable to find ... as an
+    # absolute path or part of /tmp/stacks or /tmp/host_scripts"), and every agent on the machine shared one
+    # /tmp/cluster_cache. With private_mounts each of them is this agent's <cache>/<name>, bound over
+    # /tmp/<name> in its mount namespace (the empty mount point is the only thing made on the host).
+    DEFAULT_CACHE_DIR = "/tmp"
+    DERIVED_CACHE_DIRS = ("cluster_cache", "alerts", "stacks", "common-services", "extensions", "host_scripts")
 
     def argv(self):
         main = [self.srv.python, os.path.join(self.agent_src, "ambari_agent", "main.py"), "start"]
@@ -125,6 +135,12 @@ custom_actions_dir={cache}/custom_actions
         # what the ambari-agent package creates: the agent passes this fixed dir (AGENT_TMP_DIR) to every
         # script as its tmp dir
         script.append("mkdir -p %s" % self.PACKAGE_TMP)
+        for name in self.DERIVED_CACHE_DIRS:
+            own = os.path.join(self.dirs["cache"], name)
+            os.makedirs(own, exist_ok=True)
+            point = os.path.join(self.DEFAULT_CACHE_DIR, name)
+            script.append("mkdir -p %s" % point)
+            script.append("mount --bind %s %s" % (own, point))
         script.append('exec "$@"')
         return ["unshare", "--mount", "--propagation", "private", "sh", "-c", "\n".join(script), "agent"] + main
 

@@ -636,7 +636,7 @@ class Routes(object):
                         "type": ctype.name + ".xml", "property_name": prop.name,
                         "property_value": _default_value(prop),
                         "property_type": [prop.property_type] if prop.property_type else [],
-                        "property_value_attributes": {"type": prop.value_type}, "final": "false",
+                        "property_value_attributes": {"type": prop.ambari_value_type}, "final": "false",
                         "property_description": prop.description}})
             return 200, {"items": items}
         raise not_found("/".join(parts))

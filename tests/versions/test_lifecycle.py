@@ -37,6 +37,7 @@ from mm2_core.kafka import versions
 from realkafka import artifacts
 from realkafka import cluster as rk
 from realkafka import dists
+from versions import logged_config
 from versions.conftest import matrix_versions
 
 N = 400
@@ -241,9 +242,10 @@ def test_case_set_on_the_version(name, mpack, drivers, tmp_path):
         else:
             assert "-Dlog4j.configuration=" in cmdline
         with open(d.log_file) as fh:
-            unknown = sorted(set(re.findall(r"The configuration '([^']+)' was supplied but isn't a known config",
-                                            fh.read())))
-        steps("supplied but not known to MM2 %s: %s" % (version, ", ".join(unknown) or "none"))
+            unknown = sorted(logged_config.reported_unknown(fh.read()))
+        # printed only: test_logged_config.py asserts that none of them is a key this version ignores (from 3.5 Kafka
+        # logs them at INFO, which the mpack's log4j keeps at WARN for the clients' config loggers)
+        steps("supplied but not known / not used, as MM2 %s logged them: %s" % (version, ", ".join(unknown) or "none"))
 
         check = ok(d.service_check(), "SERVICE_CHECK", steps)
         assert "marker produced to %s on A arrived in A.%s on B" % (

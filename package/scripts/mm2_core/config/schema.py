@@ -12,6 +12,12 @@ CLUSTER = "cluster"   # <alias>.<key>, once per cluster
 FLOW = "flow"         # the top level for every flow, and <src>-><tgt>.<key> where a flow differs
 SCOPES = (GLOBAL, CLUSTER, FLOW)
 
+# How a boolean reaches Ambari: as its toggle widget needs it. ambari-web's toggle_config_widget_view reads
+# the two states from value-attributes <entries> (the first is "on"; with <type>boolean</type> alone
+# it throws and leaves the rest of Customize Services empty), and every toggle of Ambari's own stacks is
+# a two-entry value-list. The schema keeps value_type "boolean" for everything that parses values.
+BOOLEAN_ENTRIES = (("true", "Enabled"), ("false", "Disabled"))
+
 
 class Property(object):
     """One Ambari configuration property.
@@ -64,6 +70,16 @@ class Property(object):
         self.kafka_key = kafka_key
         self.scope = scope
         self.gate = gate
+
+    @property
+    def ambari_value_type(self):
+        """The value-attributes <type> written for Ambari (a boolean is a two-entry value-list)."""
+        return "value-list" if self.value_type == "boolean" else self.value_type
+
+    @property
+    def ambari_entries(self):
+        """The value-attributes <entries> written for Ambari, as (value, label) pairs, or None."""
+        return list(BOOLEAN_ENTRIES) if self.value_type == "boolean" else self.entries
 
     @property
     def kafka_keys(self):

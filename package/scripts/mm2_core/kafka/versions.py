@@ -214,6 +214,20 @@ def supports(version, feature):
     return version >= first and (removed is None or version < removed)
 
 
+# Which per-cluster <alias>.<kind>.* client overrides MM2 reads, by kind (the feature that brings them, None: every
+# version). Producer ones reach the Connect workers' task producers of the herders targeting the cluster on every
+# version. Consumer and admin ones reach MM2's replication clients from 2.8 (cf202cb); before, MirrorConnectorConfig
+# keeps only the connection keys of source.cluster.* / target.cluster.*, and the workers give consumer.* / admin.*
+# to sink tasks only, which MM2 has none of: they hold per flow (consumer., source.admin., target.admin.).
+CLUSTER_CLIENT_KINDS = {"producer": None, "consumer": CLUSTER_CLIENT_OVERRIDES, "admin": CLUSTER_CLIENT_OVERRIDES}
+
+
+def cluster_client_override_read(version, kind):
+    """True when this version's MM2 reads <alias>.<kind>.* overrides per cluster (kind producer/consumer/admin)."""
+    feature = CLUSTER_CLIENT_KINDS[kind]
+    return feature is None or supports(version, feature)
+
+
 def feature_first(feature):
     return KafkaVersion.parse(FEATURES[feature][0])
 

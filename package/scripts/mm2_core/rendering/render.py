@@ -26,7 +26,7 @@ from collections import OrderedDict
 
 from mm2_core.config import names
 from mm2_core.config.config_values import text
-from mm2_core.config.problems import ERROR, ConfigError, problem as Problem, without_shadowed_warnings
+from mm2_core.config.problems import ERROR, WARN, ConfigError, problem as Problem, without_shadowed_warnings
 from mm2_core.formats import javaprops
 from mm2_core.kafka import versions
 from mm2_core.model import keycheck, parse, resolved
@@ -166,7 +166,7 @@ def _render_entries(answers, hostname):
     problems = []
     out.put("clusters", ", ".join(topo.aliases), (names.CLUSTERS, "topology.mode"))
     for cluster in topo.clusters.values():
-        _cluster_entries(out, topo, answers, cluster, hostname)
+        _cluster_entries(out, topo, answers, cluster, hostname, problems)
     flows = iter(answers.flows)
     for flow in topo.flows:
         out.comment("flow %s" % flow.name)
@@ -198,7 +198,7 @@ def _put_all(out, entries):
         out.put(entry.key, entry.value, entry.origin)
 
 
-def _cluster_entries(out, topo, answers, cluster, hostname):
+def _cluster_entries(out, topo, answers, cluster, hostname, problems):
     alias = cluster.alias
     conn = cluster.connection
     protocol = conn.get("security.protocol") or "PLAINTEXT"
@@ -234,10 +234,28 @@ def _cluster_entries(out, topo, answers, cluster, hostname):
                     cluster.where("ssl.endpoint.identification.algorithm"))
     for kind in CLIENT_SECTIONS:
         for key, value in cluster.client_overrides(kind).items():
-            out.put("%s.%s.%s" % (alias, kind, key), value, cluster.where("%s.%s" % (kind, key)))
+            _cluster_client_entry(out, answers, problems, "%s.%s.%s" % (alias, kind, key), value,
+                                  cluster.where("%s.%s" % (kind, key)))
     _put_all(out, answers.cluster_entries(alias))
     for key, value in cluster.extra.items():
         out.put("%s.%s" % (alias, key), value, cluster.where("config.%s" % key))
+
+
+def _cluster_client_entry(out, answers, problems, key, value, origin):
+    """<alias>.<kind>.<key>: written per cluster where the version reads it there; before Kafka 2.8 consumer and admin
+    overrides are read only per flow, where resolve() repeats them (FlowSettings.client_entries), and a warning
+    names one that no enabled flow takes."""
+    topo = answers.topology
+    kind = key.split(".")[1]
+    if versions.cluster_client_override_read(topo.version, kind):
+        out.put(key, value, origin)
+    elif not any(entry.origin == origin for flow in answers.flows for entry in flow.client_entries):
+        side = "source" if kind == "consumer" else "source or target"
+        first = versions.feature_first(versions.CLUSTER_CLIENT_OVERRIDES).line
+        problems.append(Problem(origin[0], origin[1], "has no effect on Kafka %s: MirrorMaker 2 reads %s overrides "
+                                "only per flow before %s, and no enabled flow takes '%s' (its cluster is the %s of "
+                                "none); remove it or enable such a flow" % (topo.version, kind, first, key, side),
+                                level=WARN))
 
 
 def _jaas(topo, conn, mechanism, hostname):
@@ -293,6 +311,10 @@ def _custom_entries(out, answers, problems):
             else:
                 message = "also set from %s/%s; change it there and remove this custom property" % (config_type, prop)
             problems.append(Problem(origin[0], origin[1], message))
+            continue
+        alias, _, rest = key.partition(".")
+        if alias in topo.clusters and rest.split(".", 1)[0] in CLIENT_SECTIONS and "." in rest:
+            _cluster_client_entry(out, answers, problems, key, value, origin)
             continue
         out.put(key, value, origin)
 

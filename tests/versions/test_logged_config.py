@@ -1,0 +1,112 @@
+"""No key the mpack renders is ignored by the Kafka it runs: MirrorMaker's own log on each version of the matrix.
+
+Per version (all_versions(): the full case set's and the short sequence's), two one-node clusters of that version and
+two runs of that distribution's connect-mirror-maker.sh, one after the other, each until a topic's records arrived on
+the target and every connector's clients exist:
+
+1. the baseline: a minimal hand-written configuration (realkafka.cluster.mm2_test_properties: the clusters, their
+   bootstrap servers, one flow, replication factor 1). What its clients log as "supplied but not known" (before 3.4)
+   or "supplied but are not used yet" (3.4+) is the version's own noise (Connect hands each herder's worker
+   configuration, with MirrorMaker's own additions, to its internal clients).
+2. the mpack's configuration: CONFIGURE of the built mpack under real Ambari 3 writes connect-mirror-maker.properties
+   for this version, and the same script runs it, with the distribution's log4j configuration (INFO: from 3.5 Kafka
+   logs unused keys at INFO, which the mpack's log4j files keep at WARN for the clients' config loggers).
+
+Every key the second run reports beyond the baseline must come from a key we render that another config object of
+the same process logged with the value we rendered (the worker, a connector, a task's client read it; the internal
+clients that also got it are Connect's noise). A reported key that nothing read is one the version ignores: the test
+fails naming it and the rendered key it came from (fix: the key table / feature gates in mm2_core/kafka/versions.py).
+MirrorMaker also drops top-level keys its connector configuration does not define without logging anything, so the
+test also asks that every rendered key appears, with the value we rendered, in a config the process logged.
+The rendered configuration turns on what the version has: consumer offset sync (2.7+), exactly-once with the
+internal REST server (3.5+).
+"""
+import os
+import sys
+import time
+
+import pytest
+
+from e2e import agent
+from mm2_core.config import names
+from mm2_core.kafka import versions
+from realkafka import cluster as rk
+from realkafka import dists
+from versions import logged_config
+from versions.conftest import all_versions
+
+N = 100
+FULL_LINE = "trunk"
+
+
+def _run_until_copied(workdir, properties, home, source, target, topic, target_topic, checkpoint_topic):
+    """Run connect-mirror-maker.sh until the records and the checkpoints topic are on the target; its log."""
+    with rk.MirrorMaker(workdir, properties, home=home) as mm2:
+        rk.wait_until(lambda: target_topic in target.topics() and target.count(target_topic) >= N, 240, 3,
+                      "%d records of %s in %s" % (N, topic, target_topic))
+        rk.wait_until(lambda: checkpoint_topic in target.topics(), 120, 3, checkpoint_topic)
+        time.sleep(10)           # the checkpoint and heartbeat tasks' clients
+        assert mm2.running(), mm2.log_text()[-3000:]
+        return mm2.log_text()
+
+
+def _report(version, result):
+    print("Kafka %s: noise (also with the hand-written config) %s" % (version, sorted(result["noise"])))
+    for key, (source, classes) in sorted(result["read"].items()):
+        print("Kafka %s: %s reported by a client, rendered as %s, read by %s" % (version, key, source,
+                                                                                  ", ".join(classes)))
+    print("Kafka %s: beyond the baseline, not from a rendered key: %s" % (version, sorted(result["not_ours"])))
+    sys.stdout.flush()
+
+
+@pytest.mark.parametrize("name", all_versions())
+def test_no_rendered_key_is_ignored_by_the_version(name, mpack, drivers, tmp_path):
+    reason = dists.skip_reason(name) or agent.line_skip_reason(FULL_LINE)
+    if reason:
+        pytest.skip(reason)
+    home = rk.kafka_home(name)
+    assert home, rk.dist_problem(name)
+    version = rk.installed_version(home)
+    with rk.kafka_clusters(tmp_path / "kafka", ("a", "b"), home=home) as clusters:
+        a, b = clusters["a"], clusters["b"]
+        topic = "orders"
+        a.create_topic(topic, partitions=2)
+        a.produce_n(topic, N)
+        assert len(a.consume(topic, N, timeout_ms=5000, group="readers")) == N   # a group to checkpoint
+
+        baseline_props = rk.mm2_test_properties({"a": a.bootstrap, "b": b.bootstrap}, ["a->b"])
+        baseline = _run_until_copied(tmp_path / "baseline", baseline_props, home, a, b, topic, "a." + topic,
+                                     "a.checkpoints.internal")
+
+        conf = agent.simple_configurations("A", "B", a.bootstrap, b.bootstrap)
+        conf[names.REPLICATION].update({"topics": topic})
+        if versions.supports(version, versions.OFFSET_SYNC):
+            conf[names.REPLICATION].update({"sync.group.offsets.enabled": "true",
+                                            "sync.group.offsets.interval.seconds": "5"})
+        if versions.supports(version, versions.EXACTLY_ONCE):
+            conf[names.REPLICATION].update({"exactly.once.enabled": "true"})
+        # client overrides per cluster: the producer's reach the workers' producers on every version, the consumer's
+        # and admin's MM2's replication clients from 2.8 (before, the mpack writes them per flow only)
+        conf[names.CUSTOM] = {"B.producer.buffer.memory": "65536", "A.consumer.max.poll.records": "421",
+                              "A.admin.request.timeout.ms": "45123"}
+        d = drivers.new(mpack, FULL_LINE, tmp_path / "trunk", configurations=conf, metrics=False)
+        d.env["kafka_home"] = home
+        run = d.run("CONFIGURE")
+        assert run.exit_code == 0, run.output[-4000:]
+        with open(d.properties_file) as fh:
+            properties = fh.read()
+        rendered = _run_until_copied(tmp_path / "rendered", properties, home, a, b, topic, "A." + topic,
+                                     "A.checkpoints.internal")
+
+    for log in (baseline, rendered):
+        assert "Kafka version: %s" % version in log, log[-3000:]
+    # the baseline's clients report MirrorMaker's own additions (group.id ...) on every version: in this version's form
+    old, new = logged_config.message_forms(baseline)
+    assert (old > 0, new > 0) == ((True, False) if version < "3.4" else (False, True)), (old, new)
+    assert logged_config.config_dumps(rendered), rendered[-3000:]
+    result = logged_config.ignored_keys(rendered, baseline, properties, ("A", "B"))
+    _report(version, result)
+    assert result["ignored"] == {}, "Kafka %s ignores keys the mpack rendered (reported as unknown, read by " \
+                                    "nothing): %s" % (version, result["ignored"])
+    # and no key is dropped without a word: every rendered key is in a config the process logged, with our value
+    assert logged_config.unread_keys(rendered, properties, ("A", "B")) == {}, properties
