@@ -79,6 +79,26 @@ def test_one_target_per_host():
     assert "kafka-mm2-driver/target.clusters" in str(e.value) and "central, emea" in str(e.value)
 
 
+def test_pinned_target_without_enabled_flow_keeps_an_idle_worker():
+    """During a failover (dc1->dc2 disabled, dc2->dc1 running elsewhere) the host pinned to dc2 keeps its
+    worker with no connector, so the reconcile deletes the disabled flow's connectors and the failback's
+    restore finds a worker to put them back on; an alias that is no cluster stays an error naming it."""
+    rendering, _ = plan_of("active-active-dc")
+    topo = rendering.topology
+    assert topo.driver_targets == ["dc2"]
+    for flow in topo.flows:
+        if flow.name == "dc1->dc2":
+            flow.enabled = False
+    assert [f.name for f in topo.enabled_flows] == ["dc2->dc1"]
+    plan = connect_mode.plan(rendering.properties, topo, "h", 8093, SECRETS)
+    assert plan.target == "dc2" and plan.flows == [] and dict(plan.connectors) == {}
+    assert dict(plan.worker)["bootstrap.servers"] == topo.clusters["dc2"].bootstrap
+    topo.driver_targets = ["dc3"]
+    with pytest.raises(problems.ConfigError) as e:
+        connect_mode.plan(rendering.properties, topo, "h", 8093, SECRETS)
+    assert "kafka-mm2-driver/target.clusters" in str(e.value) and "dc3" in str(e.value)
+
+
 @pytest.mark.parametrize("custom,silent", [
     ({"central->emea.emit.heartbeats.enabled": "false"}, ["emea->central"]),
     ({"emit.heartbeats.enabled": "false", "central->apac.emit.heartbeats.enabled": "true"},
