@@ -20,6 +20,9 @@ Command parameters (commandParams/<name>):
            last ran before MM2 applies the flow's disabled configuration, and under the identity policy that
            window is a replication loop with the seeded flow; its copying connectors are written disabled and
            without tasks into its Connect config topic (rules in mm2_core.kafka.connect_configs), then read back.
+           Connect mode has the same window (the worker starts the tasks in its config topic before START deletes
+           a disabled flow's connectors over REST): the same records go into the worker's
+           <connect.group.id>-configs.internal on the retired flow's target, under the flow's connector names.
 """
 from resource_management.core.exceptions import Fail
 from resource_management.core.logger import Logger
@@ -93,11 +96,6 @@ def flow_seed(script, params):
     if (at == "end") == bool(given) or (at and at != "end"):
         raise Fail("FLOW_SEED %s: give either offsets=topic-partition=offset,... or at=end" % name)
     retire = _param("retire")
-    if retire and params.mm2_run_mode == connect_mode.CONNECT:
-        raise Fail("FLOW_SEED %s: retire=%s writes dedicated mode's herder config topic; in connect mode a retired "
-                   "flow's connectors live in the worker's <connect.group.id>-configs.internal, which this command "
-                   "does not write: not supported in connect mode yet (seed without retire, and stop the flow "
-                   "first with mm2-ambari flow stop)" % (name, retire))
     if retire:   # refused before anything is written
         retire = _retire_flow(topo, retire, name, running)
     mm2_commands._kinit(params)
@@ -121,7 +119,7 @@ def flow_seed(script, params):
         else:
             target_ends, created, written = _seed_topic(cli, rendering, topo, name, source, target, wanted, topic,
                                                        connector)
-        retired = _retire(cli, retire, name) if retire else None
+        retired = _retire(cli, params, retire, name) if retire else None
     positions = dict(("%s-%d" % tp, nxt) for tp, nxt in sorted(wanted.items()))
     Logger.info("FLOW_SEED %s: %s starts at %s (%d written %s%s)" % (
         name, name, ", ".join("%s=%d" % kv for kv in sorted(positions.items())) or "nothing", written,
@@ -211,12 +209,15 @@ def _retire_flow(topo, wanted, name, running):
     return source, target
 
 
-def _retire(cli, flow, name):
-    """Write the flow (source, target) disabled and without tasks into its herder's config topic (nothing when the
-    topic or its copying connectors are not there: the flow never ran); read back. Returns what was done."""
+def _retire(cli, params, flow, name):
+    """Write the flow (source, target) disabled and without tasks into the config topic its herder reads at the next
+    start (dedicated mode: mm2-configs.<source>.internal; connect mode: the worker's <connect.group.id>-configs.internal,
+    under the flow's connector names), nothing when the topic or its copying connectors are not there (the flow never
+    ran); read back. Returns what was done."""
     source, target = flow
     retire = "%s->%s" % (source, target)
-    topic = connect_configs.configs_topic(source)
+    topic, connectors = flow_positions.retire_location(params.mm2_run_mode, retire,
+                                                       getattr(params, "connect_group_id", None))
     listed = cli.run(kafka_tools.topics_list(cli.home, cli.bootstrap(target), cli.config(target)))
     if not listed.ok:
         raise Fail("FLOW_SEED %s: retiring %s: listing the topics of %s: %s" % (name, retire, target,
@@ -224,7 +225,7 @@ def _retire(cli, flow, name):
     if topic not in kafka_tools.parse_topic_list(listed.out):
         return {"flow": retire, "config_topic": topic, "connectors": [], "written": 0}
     configs, counts = _configs(cli, target, topic)
-    writes = connect_configs.retire_plan(configs, counts)
+    writes = connect_configs.retire_plan(configs, counts, connectors)
     if writes:
         argv = kafka_tools.console_producer(cli.home, cli.version, cli.bootstrap(target), cli.config(target),
                                             topic) + ["--property", "parse.key=true", "--property", "key.separator=\t"]
@@ -233,7 +234,7 @@ def _retire(cli, flow, name):
             # never the values in a message: a connector configuration can hold credentials
             raise Fail("FLOW_SEED %s: retiring %s: writing %d record(s) to %s on %s: %s" % (
                 name, retire, len(writes), topic, target, res.problem(3)))
-        left = connect_configs.retired(*_configs(cli, target, topic))
+        left = connect_configs.retired(*(_configs(cli, target, topic) + (connectors,)))
         if left:
             raise Fail("FLOW_SEED %s: retiring %s: %s still enabled or with tasks in %s on %s after the write: run "
                        "FLOW_SEED again" % (name, retire, ", ".join(left), topic, target))

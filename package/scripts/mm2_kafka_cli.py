@@ -261,6 +261,12 @@ class KafkaCli(object):
                 for partition, start, count in kafka_tools.tail_reads(ends, records):
                     part = self.consume(alias, topic, mode=mode, timeout_ms=QUIET_MS, max_messages=count,
                                         partition=partition, offset=start)
+                    if part.ok and count and not part.out.strip():
+                        # the offsets say records are there: on a loaded host the consumer's first fetch can
+                        # outlast QUIET_MS (seen at load 24: "no heartbeats" of a running flow); read once more
+                        # with the patience of a read that joins a group (it ends at `count` records)
+                        part = self.consume(alias, topic, mode=mode, timeout_ms=SUBSCRIBE_QUIET_MS,
+                                            max_messages=count, partition=partition, offset=start)
                     outs.append(part.out)
                     if not part.ok:
                         code = part.code

@@ -537,7 +537,9 @@ class Failback(Plan):
             self.backend.stop_mm2()
             details.append("%s stopped" % self.original)
             # and A->B retired: its herder still runs (heartbeats) and would start A->B's last tasks before
-            # applying its disabled configuration, a loop with B->A for that window (mm2_core.kafka.connect_configs)
+            # applying its disabled configuration, a loop with B->A for that window (mm2_core.kafka.connect_configs);
+            # in connect mode the worker serving B starts A->B's tasks from its config topic before START deletes
+            # A->B's connectors over REST: the same window, closed the same way in that worker's config topic
             details.append(self._seed(self.flow, self.opts["boundary"], retire=self.original))
         self.backend.set_flows(self._flows_during(), "failback of %s" % self.original)
         details.append("running %s" % " and ".join(self._flows_during()))

@@ -58,10 +58,67 @@ def test_connect_mode_seeds_the_workers_offsets_topic_under_the_flows_connector_
     assert record[2].decode("utf-8") == '{"offset":119}'
     again = ok(driver.run(names.CMD_FLOW_SEED, command_params={"flow": "B->A", "offsets": "orders-0=120"}))
     assert again.structured_out["flow_seed"]["written"] == 0
-    # retire= rewrites dedicated mode's herder config topic: refused in connect mode, before anything is written
-    run = driver.run(names.CMD_FLOW_SEED, command_params={"flow": "B->A", "offsets": "orders-0=7", "retire": "A->B"})
-    assert failed(run) and "FLOW_SEED B->A: retire=A->B writes dedicated mode's herder config topic" in run.output
+    # retire= of a flow that never ran in connect mode: the worker's config topic is not there, nothing to retire,
+    # and dedicated mode's herder config topic is never created
+    run = ok(driver.run(names.CMD_FLOW_SEED, command_params={"flow": "B->A", "offsets": "orders-0=120",
+                                                             "retire": "A->B"}))
+    assert run.structured_out["flow_seed"]["retired"] == {"flow": "A->B", "config_topic": "dr-connect-configs.internal",
+                                                           "connectors": [], "written": 0}
+    assert not b.has_topic("mm2-configs.A.internal") and not b.has_topic("dr-connect-configs.internal")
     assert len(a.records("dr-connect-offsets.internal")) == 1
+
+
+def test_connect_mode_retire_writes_the_flows_connectors_disabled_without_tasks_in_the_workers_config_topic(
+        site, guard):
+    """Connect mode: the worker serving B keeps A->B's connectors in <connect.group.id>-configs.internal on B and
+    starts their last tasks in its first rebalance, before START deletes a disabled flow's connectors over REST.
+    retire=A->B writes A->B's copying connectors there disabled and without tasks (its heartbeats and any other
+    flow's connectors untouched), reads it back, and a rerun writes nothing."""
+    a, b = _site_clusters(site)
+    topic = "dr-connect-configs.internal"
+    b.create_topic(topic, partitions=1, configs={"cleanup.policy": "compact"})
+    source = {"enabled": "true", "topics": "orders", "name": "A->B.MirrorSourceConnector",
+              "source.cluster.sasl.jaas.config": "${file:/etc/mm2/mm2-connect-secrets.properties:x/y}"}
+    checkpoint = {"enabled": "true", "name": "A->B.MirrorCheckpointConnector"}
+    other = {"enabled": "true", "name": "C->B.MirrorSourceConnector"}
+    for key, value in (("connector-A->B.MirrorSourceConnector", {"properties": source}),
+                       ("task-A->B.MirrorSourceConnector-0", {"properties": dict(source, **{"task.index": "0"})}),
+                       ("commit-A->B.MirrorSourceConnector", {"tasks": 1}),
+                       ("connector-A->B.MirrorCheckpointConnector", {"properties": checkpoint}),
+                       ("commit-A->B.MirrorCheckpointConnector", {"tasks": 1}),
+                       ("connector-A->B.MirrorHeartbeatConnector", {"properties": {"enabled": "true"}}),
+                       ("commit-A->B.MirrorHeartbeatConnector", {"tasks": 1}),
+                       ("connector-C->B.MirrorSourceConnector", {"properties": other}),
+                       ("commit-C->B.MirrorSourceConnector", {"tasks": 2}),
+                       # dedicated mode's names in the same topic are not ours to touch in connect mode
+                       ("connector-MirrorSourceConnector", {"properties": {"enabled": "true"}}),
+                       ("commit-MirrorSourceConnector", {"tasks": 1})):
+        b.append(topic, json.dumps(value).encode("utf-8"), key=key.encode("utf-8"))
+    driver = Driver(site)
+    driver.env["mm2_run_mode"] = "connect"
+    driver.driver["connect.group.id"] = "dr-connect"
+    run = ok(driver.run(names.CMD_FLOW_SEED, command_params={"flow": "B->A", "offsets": "orders-0=3",
+                                                             "retire": "A->B"}))
+    assert run.structured_out["flow_seed"]["retired"] == {
+        "flow": "A->B", "config_topic": topic, "written": 4,
+        "connectors": ["A->B.MirrorCheckpointConnector", "A->B.MirrorSourceConnector"]}
+    state = _config_state(b, topic)
+    assert json.loads(state["connector-A->B.MirrorSourceConnector"]) == {"properties": dict(source, enabled="false")}
+    assert json.loads(state["connector-A->B.MirrorCheckpointConnector"]) == {
+        "properties": dict(checkpoint, enabled="false")}
+    assert json.loads(state["commit-A->B.MirrorSourceConnector"]) == {"tasks": 0}
+    assert json.loads(state["commit-A->B.MirrorCheckpointConnector"]) == {"tasks": 0}
+    for untouched, tasks in (("A->B.MirrorHeartbeatConnector", 1), ("C->B.MirrorSourceConnector", 2),
+                             ("MirrorSourceConnector", 1)):
+        assert json.loads(state["commit-" + untouched]) == {"tasks": tasks}
+        assert json.loads(state["connector-" + untouched])["properties"]["enabled"] == "true"
+    assert not b.has_topic("mm2-configs.A.internal")
+    # the reverse flow's positions went where the worker serving A reads them
+    assert len(a.records("dr-connect-offsets.internal")) == 1
+    written = len(b.records(topic))
+    again = ok(driver.run(names.CMD_FLOW_SEED, command_params={"flow": "B->A", "offsets": "orders-0=3",
+                                                               "retire": "A->B"}))
+    assert again.structured_out["flow_seed"]["retired"]["written"] == 0 and len(b.records(topic)) == written
 
 
 def test_at_end_seeds_the_sources_end_offsets(site, guard):

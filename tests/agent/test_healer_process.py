@@ -111,14 +111,23 @@ def test_healer_restarts_with_backoff_and_exits_with_its_worker():
 def test_healer_stops_on_sigterm():
     worker = subprocess.Popen(["sleep", "60"])
     state_file = os.path.join(tempfile.mkdtemp(), "state.json")
-    healer = subprocess.Popen([sys.executable, HEALER, "--url", "http://127.0.0.1:1", "--kafka-version", "2.8.2",
-                               "--state", state_file, "--worker-pid", str(worker.pid), "--interval", "0.2"],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out_file = os.path.join(os.path.dirname(state_file), "healer.out")
+    with open(out_file, "wb") as sink:
+        healer = subprocess.Popen([sys.executable, HEALER, "--url", "http://127.0.0.1:1", "--kafka-version",
+                                   "2.8.2", "--state", state_file, "--worker-pid", str(worker.pid), "--interval",
+                                   "0.2"], stdout=sink, stderr=subprocess.STDOUT)
+
+    def out():
+        with open(out_file, "rb") as fh:
+            return fh.read().decode("utf-8", "replace")
     try:
-        time.sleep(1.0)
+        # SIGTERM once the healer is in its loop (a fixed sleep was too short for its start on a loaded host)
+        deadline = time.time() + 60
+        while "worker did not answer" not in out() and time.time() < deadline and healer.poll() is None:
+            time.sleep(0.1)
         healer.terminate()
-        out = healer.communicate()[0].decode("utf-8", "replace")
-        assert healer.returncode == 0 and "healer stopped" in out and "worker did not answer" in out
+        healer.wait()
+        assert healer.returncode == 0 and "healer stopped" in out() and "worker did not answer" in out(), out()
     finally:
         worker.kill()
         worker.wait()

@@ -79,6 +79,26 @@ def test_one_target_per_host():
     assert "kafka-mm2-driver/target.clusters" in str(e.value) and "central, emea" in str(e.value)
 
 
+def test_pinned_target_without_enabled_flow_keeps_an_idle_worker():
+    """During a failover (dc1->dc2 disabled, dc2->dc1 running elsewhere) the host pinned to dc2 keeps its
+    worker with no connector, so the reconcile deletes the disabled flow's connectors and the failback's
+    restore finds a worker to put them back on; an alias that is no cluster stays an error naming it."""
+    rendering, _ = plan_of("active-active-dc")
+    topo = rendering.topology
+    assert topo.driver_targets == ["dc2"]
+    for flow in topo.flows:
+        if flow.name == "dc1->dc2":
+            flow.enabled = False
+    assert [f.name for f in topo.enabled_flows] == ["dc2->dc1"]
+    plan = connect_mode.plan(rendering.properties, topo, "h", 8093, SECRETS)
+    assert plan.target == "dc2" and plan.flows == [] and dict(plan.connectors) == {}
+    assert dict(plan.worker)["bootstrap.servers"] == topo.clusters["dc2"].bootstrap
+    topo.driver_targets = ["dc3"]
+    with pytest.raises(problems.ConfigError) as e:
+        connect_mode.plan(rendering.properties, topo, "h", 8093, SECRETS)
+    assert "kafka-mm2-driver/target.clusters" in str(e.value) and "dc3" in str(e.value)
+
+
 @pytest.mark.parametrize("custom,silent", [
     ({"central->emea.emit.heartbeats.enabled": "false"}, ["emea->central"]),
     ({"emit.heartbeats.enabled": "false", "central->apac.emit.heartbeats.enabled": "true"},
@@ -232,3 +252,30 @@ def test_placement_one_target_per_host_and_one_host_per_target():
     assert any(m.startswith("Target B is served by h2, h3") for m in messages), messages
     assert connect_mode.run_mode({"kafka-mm2-env": {"mm2_run_mode": "connect"}}) == "connect"
     assert connect_mode.run_mode({}) == "dedicated"
+
+
+def test_a_retired_flow_is_put_back_running_by_the_start_that_enables_it_again():
+    """FLOW_SEED retire= writes a connect-mode flow's copying connectors enabled=false with no tasks into the
+    worker's config topic (a failback under identity); the START that enables the flow again must not leave them
+    so: the rendered configuration (enabled=true) differs, so the reconcile PUTs it and Connect generates tasks."""
+    from mm2_core.connect import flow_positions
+    from mm2_core.kafka import connect_configs
+    _rendering, plan = plan_of("aggregation-three-into-one")
+    flow = "emea->central"
+    topic, names_ = flow_positions.retire_location(connect_mode.CONNECT, flow, "dr-connect")
+    assert topic == "dr-connect-configs.internal"
+    assert names_ == [connect_mode.connector_name(flow, connect_mode.SOURCE),
+                      connect_mode.connector_name(flow, connect_mode.CHECKPOINT)]
+    configs = dict((n, dict(plan.connectors[n])) for n in plan.connectors)
+    counts = dict((n, 1) for n in plan.connectors)
+    writes = connect_configs.retire_plan(configs, counts, names_)
+    for key, value in writes:
+        if key.startswith(connect_configs.CONNECTOR_PREFIX):
+            configs[key[len(connect_configs.CONNECTOR_PREFIX):]] = json.loads(value)["properties"]
+    assert [k for k, _ in writes] == ["connector-%s" % names_[0], "commit-%s" % names_[0],
+                                      "connector-%s" % names_[1], "commit-%s" % names_[1]]
+    create, update, delete = connect_mode.connector_diff(configs, plan.connectors)
+    assert (create, sorted(update), delete) == ([], sorted(names_), [])
+    # dedicated mode's location is the flow's herder's topic, under the bare connector names
+    assert flow_positions.retire_location(connect_mode.DEDICATED, flow, "dr-connect") == (
+        "mm2-configs.emea.internal", list(connect_configs.RETIRED_CONNECTORS))

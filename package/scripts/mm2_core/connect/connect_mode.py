@@ -166,10 +166,14 @@ def served_target(topology, problems):
             "config group (kafka-mm2-driver/target.clusters)" % (", ".join(chosen) or "no target (no enabled flow)")))
         return None
     target = chosen[0]
-    if not any(f.target == target for f in flows):
+    if target not in topology.clusters:
         problems.append(Problem(names.DRIVER, "target.clusters",
-                                "this host serves %s, but no enabled flow writes into %s" % (target, target)))
+                                "this host serves %s, which is not a cluster alias (known: %s)"
+                                % (target, ", ".join(sorted(topology.clusters)))))
         return None
+    # A pinned target with no enabled flow into it (a failover disabled A->B on the host that serves B) keeps
+    # its worker with no copying connector: the reconcile deletes the disabled flow's connectors, and the
+    # failback's restore creates them again. The validator warns that the host has nothing to copy.
     return target
 
 

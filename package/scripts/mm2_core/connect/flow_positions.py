@@ -22,7 +22,7 @@ How a position is changed (FLOW_SEED: a failback's reverse flow, or an operator 
 - dedicated mode with the flow running on the host: refused (its herder would overwrite the positions).
 """
 from mm2_core.connect import connect_mode, flow_control
-from mm2_core.kafka import connect_offsets, versions
+from mm2_core.kafka import connect_configs, connect_offsets, versions
 
 TOPIC, API = "offsets topic", "offsets API"
 
@@ -37,6 +37,16 @@ def location(run_mode, flow_name, group_id):
         return (connect_mode.internal_topics(group_id or connect_mode.GROUP_ID)[1],
                 connect_mode.connector_name(flow_name, connect_mode.SOURCE))
     return connect_offsets.offsets_topic(flow_name.split("->", 1)[0]), connect_offsets.CONNECTOR
+
+
+def retire_location(run_mode, flow_name, group_id):
+    """(config topic on the flow's target, [its copying connectors' names there]) where FLOW_SEED retire= writes a
+    flow disabled and without tasks (mm2_core.kafka.connect_configs): dedicated mode, the flow's herder's
+    mm2-configs.<A>.internal; connect mode, the worker's <connect.group.id>-configs.internal, the flow's names."""
+    if run_mode == connect_mode.CONNECT:
+        return (connect_mode.internal_topics(group_id or connect_mode.GROUP_ID)[0],
+                [connect_mode.connector_name(flow_name, kind) for kind in connect_configs.RETIRED_CONNECTORS])
+    return connect_configs.configs_topic(flow_name.split("->", 1)[0]), list(connect_configs.RETIRED_CONNECTORS)
 
 
 def seed_method(run_mode, flow_name, version, mm2_running, flow_runs_here, connector_exists):

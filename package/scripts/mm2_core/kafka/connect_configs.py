@@ -17,6 +17,14 @@ MirrorHerder will write from mm2.properties anyway), then `commit-<name>` = {"ta
 connector that has no tasks; KafkaConfigBackingStore then has no task of it to assign). The herder starts the
 connector disabled and no task of it; MirrorHerder rewrites the configuration from mm2.properties as usual (enabled
 again later, the connector generates new tasks, which resume at the flow's stored positions).
+
+Connect mode has the same window: a flow's connectors live in its Connect worker's config topic
+(`<connect.group.id>-configs.internal` on the flow's target) under the flow's names (`A->B.MirrorSourceConnector`),
+and a worker that starts reads that topic and starts the tasks it finds there in its first rebalance
+(DistributedHerder.startWork after handleRebalanceCompleted), before the driver's START deletes the connectors of a
+flow no longer enabled over REST (mm2_connect.apply_connectors). The same two records per copying connector close it
+there (`connectors` names them); the START that enables the flow again PUTs its rendered configuration
+(enabled=true) over the retired one, and Connect generates new tasks.
 """
 import json
 
@@ -65,18 +73,20 @@ def read_state(output):
     return configs, counts
 
 
-def retired(configs, counts):
-    """[connector] of RETIRED_CONNECTORS that are configured and neither disabled nor without tasks."""
-    return [c for c in RETIRED_CONNECTORS if c in configs and (
+def retired(configs, counts, connectors=RETIRED_CONNECTORS):
+    """[connector] of `connectors` (dedicated mode: RETIRED_CONNECTORS) that are configured and neither disabled nor
+    without tasks."""
+    return [c for c in connectors if c in configs and (
         str(configs[c].get("enabled", "")).strip().lower() != "false" or counts.get(c, 0) != 0)]
 
 
-def retire_plan(configs, counts):
-    """[(key, value)] to write, in this order, so that no connector of RETIRED_CONNECTORS starts a task at the
-    herder's next start: its configuration with enabled=false, then a task count of 0. Nothing for a connector
-    the topic does not configure (the flow never ran) or that is retired already."""
+def retire_plan(configs, counts, connectors=RETIRED_CONNECTORS):
+    """[(key, value)] to write, in this order, so that no connector of `connectors` (dedicated mode:
+    RETIRED_CONNECTORS; connect mode: the flow's copying connectors) starts a task at the herder's next start: its
+    configuration with enabled=false, then a task count of 0. Nothing for a connector the topic does not configure
+    (the flow never ran) or that is retired already."""
     writes = []
-    for connector in RETIRED_CONNECTORS:
+    for connector in connectors:
         if connector not in configs:
             continue
         props = dict(configs[connector])
