@@ -266,3 +266,9 @@ class Driver(object):
         """Kill this driver's MM2 JVMs (by pid; only processes running our properties file)."""
         for pid in self.mm2_pids():
             rk.stop_pid(pid)
+
+
+# How long a test keeps the target down with records flowing, waiting for the lag and latency alerts to leave OK
+# (the loop ends as soon as both fire): the herder loses its group after a varying time, and the lag alert calls a
+# stall only after a minute of samples (at load 20 a loop turn took ~30 s: 150 s, then 180 s, were short).
+TARGET_DOWN_SECONDS = 300
