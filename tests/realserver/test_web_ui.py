@@ -23,9 +23,9 @@ import pytest
 import realops
 from realops import S
 from mm2_core.config import names, schema
-from realkafka import cluster as rk
 # the lab of test_real_replication (its fixtures resolve `own_ambari` and `prerequisites` to this file's)
 from test_real_replication import own_agent, kafka_pair, lab, _wait_count  # noqa: F401
+from test_real_replication import _prerequisites_problem
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -34,18 +34,6 @@ THEME = os.path.join(REPO_ROOT, "common-services", S, "1.0.0", "themes", "theme.
 CHROMIUM = os.environ.get("MM2_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 DEPLOY_TIMEOUT = 900
 OPT_IN = "MM2_REALSERVER_WEBUI"
-
-
-def _lab_problem():
-    import agent as agent_mod
-    reason = rk.skip_reason()
-    if reason:
-        return reason
-    problem = agent_mod.RealAgent.private_mounts_problem()
-    if problem:
-        return ("the agent cannot run in a private mount namespace with overlays here (%s): the stack hooks "
-                "would write to this machine" % problem)
-    return None
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +58,7 @@ def web_root():
 
 @pytest.fixture(scope="module")
 def prerequisites(web_root):
-    problem = _lab_problem()
+    problem = _prerequisites_problem()
     if problem:
         pytest.skip(problem)
 
