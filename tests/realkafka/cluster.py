@@ -338,8 +338,7 @@ class KafkaCluster(_ChildJvm):
             cluster_id = self._run(["kafka-storage.sh", "random-uuid"], env=env,
                                    timeout=60).stdout.strip().splitlines()[-1]
             self._run(["kafka-storage.sh", "format", "-t", cluster_id, "-c", config], env=env, timeout=60)
-        server_log = os.path.join(self.log_dir, "server.log")
-        self._log_offset = os.path.getsize(server_log) if os.path.exists(server_log) else 0
+        self._log_mark = self._server_log_mark()
         self._stdout = open(os.path.join(self.dir, "stdout.log"), "a")
         self.process = subprocess.Popen(
             [os.path.join(self.home, "bin", "kafka-server-start.sh"), config],
@@ -361,20 +360,45 @@ class KafkaCluster(_ChildJvm):
     def __exit__(self, *exc):
         self.close()
 
+    def _server_log_mark(self):
+        """Where this start's lines begin: (inode, size) of server.log now and the time."""
+        server_log = os.path.join(self.log_dir, "server.log")
+        try:
+            st = os.stat(server_log)
+            return st.st_ino, st.st_size, time.time()
+        except OSError:
+            return None, 0, time.time()
+
+    def server_log_text(self, since_mark=None):
+        """server.log with the files it rolled into (the appenders roll hourly: a start at hh:59 logs into
+        server.log.<date>-hh), oldest first. since_mark: only the lines written since that start's mark."""
+        names = sorted(n for n in os.listdir(self.log_dir) if n.startswith("server.log.")) if os.path.isdir(self.log_dir) else []
+        names.append("server.log")
+        ino, offset, started = since_mark if since_mark else (None, 0, 0)
+        parts = []
+        for name in names:
+            path = os.path.join(self.log_dir, name)
+            try:
+                st = os.stat(path)
+                with open(path) as fh:
+                    if since_mark and st.st_ino == ino:
+                        fh.seek(offset if st.st_size >= offset else 0)   # the file this start began in: its new lines
+                    elif since_mark and st.st_mtime < started - 1:
+                        continue                                             # rolled before this start
+                    parts.append(fh.read())
+            except (IOError, OSError):
+                continue
+        return "".join(parts)
+
     def wait_started(self, timeout=120):
         server_log = os.path.join(self.log_dir, "server.log")
         started_line = re.compile(r"Kafka Server started|\[KafkaServer id=\d+\] started")
+        mark = getattr(self, "_log_mark", None)
 
         def started():
             if self.process.poll() is not None:
                 raise RuntimeError("broker %s exited with %s: %s" % (self.name, self.process.returncode, self.log_tail()))
-            try:
-                with open(server_log) as fh:
-                    offset = getattr(self, "_log_offset", 0)
-                    fh.seek(offset if os.path.getsize(server_log) >= offset else 0)   # this start's lines only
-                    return started_line.search(fh.read()) is not None
-            except IOError:
-                return False
+            return started_line.search(self.server_log_text(since_mark=mark)) is not None
         wait_until(started, timeout, what="broker %s to start (%s)" % (self.name, server_log))
 
     def log_tail(self, chars=2000):

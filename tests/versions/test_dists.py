@@ -45,5 +45,5 @@ def test_distribution_runs_brokers_and_mirror_maker(name, tmp_path):
         assert re.search(r"Kafka version: %s\b" % re.escape(d.release), log), log[-3000:]
         got = b.consume("a.orders", 300, timeout_ms=8000)
         assert sorted(got) == sorted(("r-%d" % i, "r-value-%d" % i) for i in range(200))
-        broker_log = open(os.path.join(a.log_dir, "server.log")).read()
+        broker_log = a.server_log_text()   # with the hourly-rolled files: a run across hh:00 has its start in server.log.<hour>
         assert "Kafka version: %s" % d.release in broker_log or "Kafka version : %s" % d.release in broker_log
