@@ -8,7 +8,7 @@ cluster with cluster-env and another service) is test_real_replication's; only t
 the built web UI. The driver is webui/add_service.js (playwright-core, Debian's chromium); its screenshots
 go to the directory this test prints ("web UI artifacts: ..."), the configuration page is customize-services.png.
 
-Runs with MM2_REALSERVER_WEBUI=1 only. Skipped with the reason when ambari-web cannot be built here (no sources, node/npm or npm registry), without
+Runs with MM2_REALSERVER_WEBUI=1 (tests/run.sh sets it for the realserver lane; .ci/run installs chromium). Skipped with the reason when ambari-web cannot be built here (no sources, node/npm or npm registry), without
 Debian's chromium, or without the lab's prerequisites (root with `unshare --mount` and overlayfs, the official
 Kafka distribution).
 """
@@ -42,10 +42,13 @@ def web_root():
     import server
     if os.environ.get(OPT_IN) != "1":
         pytest.skip("%s=1 runs this file (ambari-web built with npm, a second server, an agent, two Kafka clusters "
-                    "and Chromium); off by default and in CI until .ci/run installs chromium (see "
+                    "and Chromium); tests/run.sh sets it, a bare pytest does not (see "
                     "docs/development-and-testing.md)" % OPT_IN)
     if not CHROMIUM:
-        pytest.skip("no chromium (Debian: apt-get install chromium; or set MM2_CHROMIUM)")
+        missing = "no chromium (Debian: apt-get install chromium; or set MM2_CHROMIUM)"
+        if os.environ.get("CI"):
+            pytest.fail(missing + ": .ci/run installs it, so CI cannot skip the web UI")
+        pytest.skip(missing)
     proc = subprocess.run(["bash", os.path.join(WEBUI, "build_web.sh"), server.AMBARI_VERSION],
                           capture_output=True, text=True, timeout=1800)
     lines = proc.stdout.strip().splitlines()
