@@ -175,12 +175,21 @@ def test_failover_with_a_real_consumer_group(line, policy, mpack, own_clusters, 
     a.commit_group_offsets(slow, topic, dict((p, end // 2) for p, end in a.end_offsets(topic).items()))
     ready = []
 
+    at_gate = {}
+
     def gate_ready():
+        # the group caught up and committed first: then every record it had read is in its committed offsets,
+        # and the gate's re-read figure covers all of them
+        ends = a.end_offsets(topic)
+        if a.group_offsets(group) != dict(((topic, p), end) for p, end in ends.items()):
+            return False
+        at_gate["consumed"] = set(consumer_a.keys())
         ok, reports = dr.cutover_check(backend, "A->B", [group, slow], {}, print)
         ready[:] = reports
         return ok
-    rk.wait_until(gate_ready, 900, interval=5, what="the gate READY while producers are quiet")
+    rk.wait_until(gate_ready, 900, interval=5, what="the group caught up on A and the gate READY while producers are quiet")
     (report,) = ready
+    consumed_at_gate = at_gate["consumed"]
     assert report["unreplicated_records"] == 0 and report["retention_gap"] == [] and report["drift"] == []
     (g,) = [g for g in report["groups"] if g["group"] == group]
     assert g["skipped"] == 0, g
@@ -256,7 +265,13 @@ def test_failover_with_a_real_consumer_group(line, policy, mpack, own_clusters, 
     step("on B: %d read, %d re-read, %d skipped (of %d replicated)" % (len(consumed_b), len(reread), len(skipped),
                                                                        len(replicated)))
     assert skipped == set()
-    assert len(reread) <= len(replicated) // 2, len(reread)
+    # bounded: the offsets applied on B are at least as recent as the checkpoints the READY gate saw. What the
+    # group had read on A at the gate is re-read only as far as the gate said; what it read after (the records
+    # written mid-stream, in the last seconds before A stopped) is covered by no checkpoint yet and may all be
+    # re-read: MM2 emits a checkpoint only after an offset sync and at its emit interval (at load 15-20 none
+    # came within the 8 s, and all ~950 were re-read, which an earlier bound of "half of the topic" failed)
+    reread_before_gate = reread & consumed_at_gate
+    assert len(reread_before_gate) <= g["reread"], (len(reread_before_gate), g["reread"], sorted(reread_before_gate)[:20])
 
     # -- A comes back; the same failover command resumes at the deferred verification
     a.start()
