@@ -10,11 +10,6 @@ connectors disabled and without tasks into <connect.group.id>-configs.internal, 
   connectors end absent, while the other flow into the same worker keeps replicating;
 - a rerun of the same retire writes nothing.
 """
-import uuid
-
-import pytest
-
-from conftest import require_line
 from live.live_support import ok, wait_count
 from live.test_flow_operations import connect_conf, count_in_log, states
 from mm2_core.config import names
@@ -24,30 +19,6 @@ from realkafka import cluster as rk
 LINE = "trunk"
 N = 100
 
-ONLY_C = """
-clusters:
-  A:
-    bootstrap.servers: {a}
-  C:
-    bootstrap.servers: {c}
-  B:
-    bootstrap.servers: {b}
-flows:
-  - source: A
-    target: B
-    enabled: false
-    topics: {a_topics}
-  - source: C
-    target: B
-    topics: {c_topics}
-"""
-
-
-@pytest.fixture
-def setup(mpack, kafka_pool, drivers, tmp_path):
-    require_line(LINE)
-    clusters = kafka_pool("a", "b", "c")
-    return clusters, uuid.uuid4().hex[:6], rk.free_port()
 
 
 def _retire(d, port, written):
@@ -64,8 +35,8 @@ def _retire(d, port, written):
 
 
 def test_connect_mode_retire_starts_none_of_the_flows_tasks_and_a_restart_that_enables_it_brings_it_back(
-        setup, mpack, drivers, tmp_path):
-    clusters, run_id, port = setup
+        three_clusters, mpack, drivers, tmp_path):
+    clusters, run_id, port = three_clusters
     a, b, c = clusters["a"], clusters["b"], clusters["c"]
     ta, tc = "ya-%s" % run_id, "yc-%s" % run_id
     a.create_topic(ta, partitions=2)
@@ -94,9 +65,10 @@ def test_connect_mode_retire_starts_none_of_the_flows_tasks_and_a_restart_that_e
     a.produce_n(ta, N, prefix="a3")
     _retire(d, port, (3, 4))
     tasks_before = count_in_log(d, "Creating task A->B.MirrorSourceConnector-")
-    only_c = dict(both)
-    only_c[names.TOPOLOGY] = {"content": ONLY_C.format(a=a.bootstrap, b=b.bootstrap, c=c.bootstrap, a_topics=ta,
-                                                       c_topics=tc)}
+    only_c = connect_conf(clusters, ta, tc, port)     # the same flows, A->B disabled
+    only_c[names.TOPOLOGY]["content"] = only_c[names.TOPOLOGY]["content"].replace(
+        "    topics: %s\n" % ta, "    enabled: false\n    topics: %s\n" % ta)
+    assert only_c[names.TOPOLOGY]["content"].count("enabled: false") == 1
     ok(d.run("START", configurations=only_c), "START (A->B disabled)")
     c.produce_n(tc, N, prefix="c2")
     wait_count(b, "C." + tc, 2 * N)                      # the worker runs and the other flow replicates

@@ -11,26 +11,13 @@ One case, A->B and C->B on one Connect worker:
 - MirrorMaker 2 stopped: FLOW_SEED at=end writes into the worker's offsets topic (<connect.group.id>-offsets.internal,
   key A->B.MirrorSourceConnector), and after START nothing A got while it was stopped is copied.
 """
-import uuid
-
-import pytest
-
-from conftest import require_line
 from live.live_support import ok, wait_count
 from live.test_flow_operations import connect_conf, states
 from mm2_core.config import names
 from mm2_core.connect import connect_mode, connect_rest, flow_control
-from realkafka import cluster as rk
 
 LINE = "trunk"
 N = 100
-
-
-@pytest.fixture
-def setup(mpack, kafka_pool, drivers, tmp_path):
-    require_line(LINE)
-    clusters = kafka_pool("a", "b", "c")
-    return clusters, uuid.uuid4().hex[:6], rk.free_port()
 
 
 def _keys(cluster, topic, n):
@@ -41,8 +28,8 @@ def _expected(*prefixes):
     return sorted("%s-%d" % (p, i) for p in prefixes for i in range(N))
 
 
-def test_flow_positions_move_through_the_offsets_api_while_the_other_flow_runs(setup, mpack, drivers, tmp_path):
-    clusters, run_id, port = setup
+def test_flow_positions_move_through_the_offsets_api_while_the_other_flow_runs(three_clusters, mpack, drivers, tmp_path):
+    clusters, run_id, port = three_clusters
     a, b, c = clusters["a"], clusters["b"], clusters["c"]
     ta, tc = "oa-%s" % run_id, "oc-%s" % run_id
     a.create_topic(ta, partitions=2)
