@@ -173,7 +173,7 @@ def served_target(topology, problems):
         return None
     # A pinned target with no enabled flow into it (a failover disabled A->B on the host that serves B) keeps
     # its worker with no copying connector: the reconcile deletes the disabled flow's connectors, and the
-    # failback's restore creates them again. The validator warns that the host has nothing to copy.
+    # failback's restore creates them again.
     return target
 
 
