@@ -1,9 +1,9 @@
 """Running the MM2 driver and service check scripts in execute mode against a fake site."""
 import copy
 import os
-import socket
 
 import harness
+import testports
 
 from mm2_core.config import names
 from mm2_core.host import process
@@ -15,12 +15,7 @@ DRIVER_SCRIPT = os.path.join(SCRIPTS, "mm2_driver.py")
 SERVICE_CHECK_SCRIPT = os.path.join(SCRIPTS, "service_check.py")
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+free_port = testports.free_port
 
 
 def base_configurations(source="A", target="B"):

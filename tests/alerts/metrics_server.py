@@ -8,6 +8,8 @@ import base64
 import ssl
 import threading
 
+import testports
+
 try:  # Python 3
     from http.server import BaseHTTPRequestHandler, HTTPServer
     from socketserver import ThreadingMixIn
@@ -123,11 +125,4 @@ class MetricsServer(object):
         self._server = None
 
 
-def free_port():
-    """A port nothing listens on (bound, then released)."""
-    import socket
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+free_port = testports.free_port   # a port nothing listens on, reserved across the host's test processes

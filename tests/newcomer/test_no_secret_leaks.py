@@ -6,10 +6,11 @@ stdout nor stderr nor any file left in the working directory (other than the 060
 render writes on purpose) may hold any of them.
 """
 import os
-import socket
 import sys
 
 import pytest
+
+import testports
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, os.pardir, "rest"))
@@ -38,10 +39,7 @@ def deployment(url):
     return text
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+free_port = testports.free_port
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ import time
 from mm2_core.host import kafka_tools
 from mm2_core.kafka import versions
 from realkafka import dists
+import testports
 
 TESTS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO_ROOT = os.path.dirname(TESTS_DIR)
@@ -99,11 +100,7 @@ def skip_reason():
     return None
 
 
-def free_port():
-    """A TCP port free on 127.0.0.1 right now (bound then released)."""
-    with contextlib.closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+free_port = testports.free_port   # rk.free_port(): reserved across the host's test processes
 
 
 def wait_until(predicate, timeout, interval=0.5, what="condition"):

@@ -34,6 +34,8 @@ import time
 import base64
 import contextlib
 
+import testports
+
 try:
     from urllib.request import Request, urlopen
     from urllib.error import HTTPError, URLError
@@ -136,12 +138,7 @@ def build(timeout=3600):
     return lines[-1]
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+free_port = testports.free_port
 
 
 def _write(path, text, mode=None):
