@@ -3,8 +3,9 @@
 MM2_TEST_KAFKA_VERSIONS: the versions that run the full case set (test_lifecycle.py) and the value-type check;
 space or comma separated, "all" for every version dists.py knows; default CI_VERSIONS: Bigtop's 2.8.2 in ZooKeeper
 mode and the newest 4.x in KRaft, the ends of the matrix (tests/e2e runs the same case set on the default 3.9).
-MM2_TEST_KAFKA_SHORT_VERSIONS: the versions that run the short sequence only (test_dists.py: the distribution is what
-it says, brokers of the same version start, its own connect-mirror-maker.sh replicates exactly); default
+MM2_TEST_KAFKA_SHORT_VERSIONS: the versions that run the short sequence only (test_logged_config.py: the distribution
+is what it says, brokers of the same version start, its own connect-mirror-maker.sh replicates exactly, and no key
+the mpack renders is ignored; it runs on the full case set's versions too); default
 CI_SHORT_VERSIONS, the lines between the ends that operators run (HDInsight 5.1's 3.2, Bigtop's newest 3.4.1, ODP's
 3.6.2, 4.0). A version in both runs the full case set only. Cases run one version after the other (never two
 versions' clusters at once)."""
