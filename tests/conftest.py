@@ -98,14 +98,33 @@ def pytest_collectstart(collector):
         sys.modules["conftest"] = module
 
 
+REAL_AMBARI_RUNS_ENV = "MM2_REAL_AMBARI_RUNS"
+
+
+def _under(path, folders):
+    path = os.path.abspath(path)
+    return any(path == f or path.startswith(f + os.sep) for f in folders)
+
+
 def pytest_collection_modifyitems(config, items):
     """On real Ambari (MM2_AMBARI_SRC) the tests of the double's own machinery have nothing to
-    test: deselect them, so every skip of a real-Ambari run is a real limitation (root, a JVM)."""
+    test: deselect them, so every skip of a real-Ambari run is a real limitation (root, a JVM).
+
+    On the double, MM2_REAL_AMBARI_RUNS="<folder> ..." (tests/run.sh, when its real-Ambari stages run the
+    same folders on both lines) deselects those folders' tests but the double's own (double_only): the
+    real stages run them against Ambari's real libraries, which is the stronger test of the same code."""
     if not os.environ.get("MM2_AMBARI_SRC"):
-        return
-    kept = [item for item in items if item.get_closest_marker("double_only") is None]
+        folders = [os.path.join(REPO_ROOT, f) for f in os.environ.get(REAL_AMBARI_RUNS_ENV, "").split()]
+        if not folders:
+            return
+        kept = [item for item in items
+                if not _under(str(getattr(item, "path", None) or item.fspath), folders)
+                or item.get_closest_marker("double_only") is not None]
+    else:
+        kept = [item for item in items if item.get_closest_marker("double_only") is None]
     if len(kept) != len(items):
-        config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+        kept_ids = set(id(item) for item in kept)
+        config.hook.pytest_deselected(items=[item for item in items if id(item) not in kept_ids])
         items[:] = kept
 
 
