@@ -87,6 +87,7 @@ if ! .venv3/bin/python tests/realkafka/artifacts.py; then
 fi
 
 LANES=$(mktemp -d)
+# Each real-Kafka lane prints its ten slowest tests (--durations=10): where a lane's time goes, from CI's own log.
 lane() {  # name, log file, command...: in the background, result line appended to its log
   local name=$1 log=$2; shift 2
   (
@@ -97,16 +98,16 @@ lane() {  # name, log file, command...: in the background, result line appended 
   ) &
 }
 lane "real Kafka A (${REAL_KAFKA_A[*]})" "$LANES/kafka-a.log" \
-  .venv3/bin/python -m pytest -p no:cacheprovider "${REAL_KAFKA_A[@]}" "$@"
+  .venv3/bin/python -m pytest -p no:cacheprovider --durations=10 "${REAL_KAFKA_A[@]}" "$@"
 kafka_a_pid=$!
 lane "real Kafka B (${REAL_KAFKA_B[*]})" "$LANES/kafka-b.log" \
-  .venv3/bin/python -m pytest -p no:cacheprovider "${REAL_KAFKA_B[@]}" "$@"
+  .venv3/bin/python -m pytest -p no:cacheprovider --durations=10 "${REAL_KAFKA_B[@]}" "$@"
 kafka_b_pid=$!
 lane "real Kafka C (${REAL_KAFKA_C[*]}: $CI_DR_CASES_C)" "$LANES/kafka-c.log" \
-  env MM2_DR_CASES="$CI_DR_CASES_C" .venv3/bin/python -m pytest -p no:cacheprovider "${REAL_KAFKA_C[@]}" "$@"
+  env MM2_DR_CASES="$CI_DR_CASES_C" .venv3/bin/python -m pytest -p no:cacheprovider --durations=10 "${REAL_KAFKA_C[@]}" "$@"
 kafka_c_pid=$!
 lane "real Kafka D (${REAL_KAFKA_D[*]}: $CI_DR_CASES_D)" "$LANES/kafka-d.log" \
-  env MM2_DR_CASES="$CI_DR_CASES_D" .venv3/bin/python -m pytest -p no:cacheprovider "${REAL_KAFKA_D[@]}" "$@"
+  env MM2_DR_CASES="$CI_DR_CASES_D" .venv3/bin/python -m pytest -p no:cacheprovider --durations=10 "${REAL_KAFKA_D[@]}" "$@"
 kafka_d_pid=$!
 lane "real Ambari server (tests/realserver/run.sh)" "$LANES/realserver.log" \
   env MM2_PY3="$ROOT/.venv3/bin/python" MM2_REALSERVER_WEBUI="${MM2_REALSERVER_WEBUI:-1}" nice -n 5 bash tests/realserver/run.sh "$@"
