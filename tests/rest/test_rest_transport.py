@@ -3,7 +3,6 @@ credentials from env/.netrc/prompt, TLS verification."""
 import io
 import os
 import shutil
-import socket
 import subprocess
 
 import pytest
@@ -11,6 +10,7 @@ import requests
 
 from rest_fake_ambari import CSRF_MESSAGE, S, FakeAmbari
 from rest_helpers import TOPOLOGY, deploy
+import testports
 
 from mm2_ambari import credentials
 from mm2_ambari.errors import BadInput
@@ -114,10 +114,7 @@ def test_5xx_from_ambari_is_quoted(cli, fake):
 
 
 def test_unreachable_ambari_exits_1_after_bounded_retries(cli):
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    sock.close()  # nothing listens there now
+    port = testports.free_port()  # nothing listens there, and no other test process is given it
     result = cli("status", "--url", "http://127.0.0.1:%d" % port, "--cluster", "prod", "--retries", "2")
     assert result.code == 1
     assert "retry 2/2" in result.err
