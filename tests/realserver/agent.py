@@ -176,14 +176,18 @@ custom_actions_dir={cache}/custom_actions
 
     def wait_registered(self, timeout=240):
         deadline = time.time() + timeout
+        status, body = None, None
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError("the agent exited with %s:\n%s" % (self.proc.returncode, self.tail()))
             status, body = self.srv.get("/api/v1/hosts/%s?fields=Hosts/host_status,Hosts/os_type" % self.hostname)
-            if status == 200:
+            # the host resource can answer before the registration's host info is stored (os_type still '': seen
+            # under CI load, 2026-11-27): registered means the server has what the agent reported
+            if status == 200 and body["Hosts"].get("os_type"):
                 return body["Hosts"]
             time.sleep(2)
-        raise RuntimeError("the agent did not register within %ds:\n%s" % (timeout, self.tail()))
+        raise RuntimeError("the agent did not register within %ds (last answer: %s %s):\n%s"
+                           % (timeout, status, body, self.tail()))
 
     def restart(self, timeout=240):
         """Stop and start the agent; returns when the server sees it registered and heartbeating again."""
