@@ -6,9 +6,10 @@
 #   4. real Ambari 2.7.8     AMBARI_SUITES on ../shared/ambari/release-2.7.8 (Python 2.7, .venv27)
 # Side by side with 1-4, from the start (each into its own log, printed at the end):
 #   real Kafka A             tests/e2e                                    (REAL_KAFKA_A)
-#   real Kafka B             tests/mm1 tests/live tests/versions          (REAL_KAFKA_B)
+#   real Kafka B             tests/mm1 (but the real cutover) tests/versions (REAL_KAFKA_B)
 #   real Kafka C             tests/dr: failover + failback under the prefixed policy, the silent-loss case
-#   real Kafka D             tests/dr: failover + failback under the identity policy; tests/alerts_real
+#   real Kafka D             tests/dr: failover + failback under the identity policy; tests/alerts_real;
+#                            the live retire case and the real MM1 cutover
 #                            (C and D: MM2_DR_CASES, unless set: CI_DR_CASES_C / CI_DR_CASES_D below)
 #   real Ambari server       bash tests/realserver/run.sh (builds the server from ../shared/ambari-src, or reuses it)
 # The real-Kafka lanes use official Kafka distributions and artifacts assembled from Maven Central
@@ -32,9 +33,11 @@ AMBARI_SUITES=(tests/harness_tests tests/agent tests/advisor tests/alerts tests/
 # its offsets and retire cases, so live moved beside lane C's DR cases. The CI of 2026-11-26 (3605 s): C took
 # 55 min and D 37, so the connect-mode retire case (~5 min alone) runs in D.
 REAL_KAFKA_A=(tests/e2e)
-REAL_KAFKA_B=(tests/mm1 tests/versions)
+# The r6 rehearsal of 2026-11-27 (--durations): B 58 min (lifecycle 4.3.1 18 min, 2.8.2 11, logged config 20, the
+# MM1 cutover 7), C 58, D 48, A 55 without its reruns: the MM1 cutover moved to D.
+REAL_KAFKA_B=(tests/mm1 tests/versions --ignore=tests/mm1/test_cutover_real.py)
 REAL_KAFKA_C=(tests/dr tests/live --ignore=tests/live/test_connect_retire.py)
-REAL_KAFKA_D=(tests/dr tests/alerts_real tests/live/test_connect_retire.py)
+REAL_KAFKA_D=(tests/dr tests/alerts_real tests/live/test_connect_retire.py tests/mm1/test_cutover_real.py)
 # The DR cases of C and D (tests/dr/test_failover.py's MM2_DR_CASES; an MM2_DR_CASES of the caller wins):
 # both replication policies, one lane each (a case takes 15-35 min on the 2-core host).
 CI_DR_CASES_C=${MM2_DR_CASES:-trunk-prefixed silent-loss}

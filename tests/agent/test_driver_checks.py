@@ -61,6 +61,23 @@ def test_service_check_end_to_end(site, clusters, guard):
     assert "A->B failed at step 5/5 find the marker in A.%s on B" % names.SERVICE_CHECK_TOPIC in run.output
 
 
+def test_service_check_reads_the_marker_again_when_a_read_times_out_before_its_first_record(site, clusters, guard):
+    """On a loaded host (or behind a slow SASL_SSL handshake) the console consumer's first fetch can come after its
+    --timeout-ms: it ends having read nothing. That is not a missing marker: the check reads again until its
+    deadline (the r6 rehearsal of 2026-11-27 failed a SASL_SSL service check on the first such read)."""
+    a, b = clusters
+    driver = Driver(site)
+    ok(driver.run("START"))
+    assert wait_until(lambda: b.has_topic("A." + names.SERVICE_CHECK_TOPIC))
+    site.control(consumer_first_fetch_late=2)
+    run = ok(driver.service_check(command_params={"command_timeout": "90"}))
+    assert "A->B: marker produced to %s on A arrived in A.%s on B" % (
+        names.SERVICE_CHECK_TOPIC, names.SERVICE_CHECK_TOPIC) in run.output
+    reads = [c for c in fakekafka.calls(site.state, "kafka-console-consumer") if names.SERVICE_CHECK_TOPIC in c["args"]]
+    assert len(reads) >= 3                   # two reads that timed out empty, then the one that found the marker
+    assert fakekafka.control(site.state)["consumer_first_fetch_late"] == 0
+
+
 def test_service_check_when_the_check_topic_is_new(site, clusters, guard):
     driver = Driver(site)
     run = failed(driver.service_check(command_params={"command_timeout": "40"}))  # MM2 not running
