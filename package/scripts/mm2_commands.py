@@ -22,6 +22,7 @@ from mm2_core.kafka import versions
 CHECK_TOPIC = names.SERVICE_CHECK_TOPIC
 CHECK_TOPIC_CONFIGS = {"retention.ms": str(24 * 3600 * 1000)}
 POLL_SECONDS = 5
+STATUS_REREAD_MS = 20000   # the second read of a status topic that came back without the source connector
 
 
 def _render(params):
@@ -308,6 +309,11 @@ def flow_status(cli, rendering, flow, connect_listing=None):
     elif status in target_topics:
         res = cli.consume(target, status, mode="keyed", timeout_ms=5000)
         states = kafka_tools.connector_states(kafka_tools.parse_status(res.out))
+        if "MirrorSourceConnector" not in states:
+            # every herder of a flow writes its source connector's status: a read without it ended before its
+            # first fetches on a loaded host (4.3.1 at load 22, 2026-11-27): once more with a longer quiet bound
+            res = cli.consume(target, status, mode="keyed", timeout_ms=STATUS_REREAD_MS)
+            states = kafka_tools.connector_states(kafka_tools.parse_status(res.out))
         report["connectors"] = dict((name, {"state": st, "tasks": tasks, "trace": (trace or "").splitlines()[:1]})
                                     for name, (st, tasks, trace) in states.items())
         if not res.ok:

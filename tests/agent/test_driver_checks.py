@@ -192,6 +192,22 @@ def test_replication_status_report(site, clusters, guard):
     assert report["last_heartbeat_ms"] > 0 and report["problems"] == []
 
 
+def test_replication_status_reads_the_status_topic_again_when_a_read_ends_before_its_first_record(site, clusters,
+                                                                                                 guard):
+    """A status-topic read whose first fetch came after its --timeout-ms (a loaded host) returns nothing; the report
+    then lacked MirrorSourceConnector with no problem said (the r7 rehearsal, 4.3.1 at load 22). It reads again."""
+    a, b = clusters
+    a.create_topic("orders")
+    driver = Driver(site)
+    ok(driver.run("START"))
+    assert wait_until(lambda: b.has_topic("A.heartbeats") and b.has_topic("A.orders"))
+    site.control(consumer_first_fetch_late=1)
+    run = ok(driver.run(names.CMD_REPLICATION_STATUS))
+    (report,) = run.structured_out["replication_status"]
+    assert report["connectors"]["MirrorSourceConnector"]["state"] == "RUNNING"
+    assert fakekafka.control(site.state)["consumer_first_fetch_late"] == 0
+
+
 @pytest.mark.parametrize("version", [None, "2.8.2"])
 def test_heartbeat_reads_end_while_heartbeats_keep_coming(site, clusters, guard, version):
     """Heartbeats are written continuously (every herder emits them), so a read that waits for
