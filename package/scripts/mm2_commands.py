@@ -309,7 +309,8 @@ def flow_status(cli, rendering, flow, connect_listing=None):
     elif status in target_topics:
         res = cli.consume(target, status, mode="keyed", timeout_ms=5000)
         states = kafka_tools.connector_states(kafka_tools.parse_status(res.out))
-        if "MirrorSourceConnector" not in states:
+        from mm2_core.connect.connect_mode import SOURCE
+        if SOURCE not in states:
             # every herder of a flow writes its source connector's status: a read without it ended before its
             # first fetches on a loaded host (4.3.1 at load 22, 2026-11-27): once more with a longer quiet bound
             res = cli.consume(target, status, mode="keyed", timeout_ms=STATUS_REREAD_MS)
