@@ -90,6 +90,14 @@ if ! .venv3/bin/python tests/realkafka/artifacts.py; then
 fi
 
 LANES=$(mktemp -d)
+# CI shows a failed run's head and tail only: every failed test's name and error lines are recapped at the end.
+RECAP=$(mktemp)
+recap() {  # name, log: the failed tests' names and error lines (pytest 4 on Python 2.7 prints no FAILED summary)
+  if grep -qE '^(FAILED|ERROR) |^E  ' "$2"; then
+    { echo "-- $1"; grep -E '^(FAILED|ERROR) ' "$2" | head -20 || true
+      grep -E '^_{3,} .+ _{3,}$|^E  ' "$2" | head -60 || true; } >> "$RECAP"
+  fi
+}
 # Each real-Kafka lane prints its ten slowest tests (--durations=10): where a lane's time goes, from CI's own log.
 lane() {  # name, log file, command...: in the background, result line appended to its log
   local name=$1 log=$2; shift 2
@@ -122,15 +130,23 @@ finish_lanes() {
   wait $kafka_d_pid || status=1
   wait $realserver_pid || status=1
   for lane_log in kafka-a kafka-b kafka-c kafka-d realserver; do
-    echo; echo "== lane log: $lane_log"; cat "$LANES/$lane_log.log"
+    echo; echo "== lane log: $lane_log"; cat "$LANES/$lane_log.log"; recap "lane $lane_log" "$LANES/$lane_log.log"
   done
   rm -rf "$LANES"
 }
 
-run_stage() {  # name, then the command
+print_recap() {
+  if [ -s "$RECAP" ]; then echo; echo "== failures, recapped from the logs above"; cat "$RECAP"; fi
+  rm -f "$RECAP"
+}
+
+run_stage() {  # name, then the command (its output also goes to a log, for the recap)
   local name=$1; shift
   stage "tests: $name"
-  if "$@"; then stage_done "$name" "passed"; else stage_done "$name" "FAILED"; status=1; fi
+  local log; log=$(mktemp)
+  if "$@" 2>&1 | tee "$log"; [ "${PIPESTATUS[0]}" = 0 ]; then stage_done "$name" "passed"
+  else stage_done "$name" "FAILED"; status=1; fi
+  recap "$name" "$log"; rm -f "$log"
 }
 
 # ---- 1 and 2: the double
@@ -158,7 +174,8 @@ PY27_LOG=$(mktemp)
 py27_pid=$!
 run_stage "double, Python 3" env "${DOUBLE_ENV[@]}" .venv3/bin/python -m pytest -p no:cacheprovider "${IGNORE_LANES[@]}" "$@"
 wait $py27_pid || status=1
-echo; echo "== tests: double, Python 2.7 (beside Python 3)"; cat "$PY27_LOG"; rm -f "$PY27_LOG"
+echo; echo "== tests: double, Python 2.7 (beside Python 3)"; cat "$PY27_LOG"; recap "double, Python 2.7" "$PY27_LOG"
+rm -f "$PY27_LOG"
 
 # ---- 3 and 4: real Ambari
 if [ ! -d "$AMBARI_ROOT/trunk" ] || [ ! -d "$AMBARI_ROOT/release-2.7.8" ]; then
@@ -166,6 +183,7 @@ if [ ! -d "$AMBARI_ROOT/trunk" ] || [ ! -d "$AMBARI_ROOT/release-2.7.8" ]; then
   echo "== SKIPPED real Ambari stages: $AMBARI_ROOT/{trunk,release-2.7.8} not found" \
        "(see ../shared/ambari/README.md; run one suite on your own checkout with MM2_AMBARI_SRC)"
   finish_lanes
+  print_recap
   exit $status
 fi
 if [ -z "$PY39" ] || [ ! -x "$PY39" ]; then
@@ -201,11 +219,12 @@ r278_pid=$!
 wait $trunk_pid || status=1
 wait $r278_pid || status=1
 for line in trunk release-2.7.8; do
-  echo; echo "== tests: real Ambari $line"; cat "$LOGS/$line.log"
+  echo; echo "== tests: real Ambari $line"; cat "$LOGS/$line.log"; recap "real Ambari $line" "$LOGS/$line.log"
 done
 rm -rf "$LOGS"
 stage_done "real Ambari stages (both, side by side)" "$([ $status = 0 ] && echo passed || echo 'see above')"
 finish_lanes
+print_recap
 echo
 echo "== all stages: $([ $status = 0 ] && echo passed || echo 'FAILED (see above)')"
 exit $status
