@@ -73,16 +73,22 @@ def drivers():
 __all__ = ["mpack", "drivers", "require_line", "rk"]
 
 
-def pytest_collection_modifyitems(config, items):
+def one_more_try(config, items, wanted):
     """A real-cluster case gets one more try (pytest-rerunfailures): on a loaded 2-core host Connect's rebalances
-    and checkpoint intervals can outlast a bound once. A second failure fails the run; reruns show in the summary."""
+    and checkpoint intervals can outlast a bound once. A second failure fails the run; reruns show in the summary.
+    wanted(item, path): whether the item is such a case."""
     if not config.pluginmanager.hasplugin("rerunfailures"):
         return
     for item in items:
-        path = str(getattr(item, "fspath", ""))
-        if "%se2e%s" % (os.sep, os.sep) not in path:
-            continue
-        # a case on the shared clusters (kafka_pool) reruns only when it names its topics per attempt
-        if "kafka_pool" in getattr(item, "fixturenames", ()) and not path.endswith("test_one_way_dr.py"):
-            continue
-        item.add_marker(pytest.mark.flaky(reruns=1, reruns_delay=10))
+        if wanted(item, str(getattr(item, "fspath", ""))):
+            item.add_marker(pytest.mark.flaky(reruns=1, reruns_delay=10))
+
+
+def _e2e_case(item, path):
+    # a case on the shared clusters (kafka_pool) reruns only when it names its topics per attempt
+    return "%se2e%s" % (os.sep, os.sep) in path and (
+        "kafka_pool" not in getattr(item, "fixturenames", ()) or path.endswith("test_one_way_dr.py"))
+
+
+def pytest_collection_modifyitems(config, items):
+    one_more_try(config, items, _e2e_case)
