@@ -172,7 +172,8 @@ PY27_LOG=$(mktemp)
   [ "$r" = passed ]
 ) &
 py27_pid=$!
-run_stage "double, Python 3" env "${DOUBLE_ENV[@]}" .venv3/bin/python -m pytest -p no:cacheprovider "${IGNORE_LANES[@]}" "$@"
+# Its fifteen slowest tests too: the rehearsal of 2026-11-27 (r8) took 45 min for it at load ~18.
+run_stage "double, Python 3" env "${DOUBLE_ENV[@]}" .venv3/bin/python -m pytest -p no:cacheprovider --durations=15 "${IGNORE_LANES[@]}" "$@"
 wait $py27_pid || status=1
 echo; echo "== tests: double, Python 2.7 (beside Python 3)"; cat "$PY27_LOG"; recap "double, Python 2.7" "$PY27_LOG"
 rm -f "$PY27_LOG"
