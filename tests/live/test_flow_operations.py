@@ -145,7 +145,7 @@ def test_pause_one_flow_while_the_other_replicates_then_resume(setup, mpack, dri
     def flushed():   # source offsets are committed every offset.flush.interval.ms
         nxt = flow_control.source_offsets(client.offsets("A->B.MirrorSourceConnector"), "A")
         return dict((k, v) for k, v in nxt.items() if k[0] == ta) == ends
-    rk.wait_until(flushed, 30, what="the source offsets of A->B to reach %s" % ends)
+    rk.wait_until(flushed, 120, what="the source offsets of A->B to reach %s" % ends)   # ends once there
     # stop (3.5+: connectors without tasks), an illegal transition, resume from stopped
     run = ok(d.run(names.CMD_FLOW_STOP, command_params={"flow": "C->B"}), "FLOW_STOP C->B")
     assert run.structured_out["state"] == "STOPPED", run.structured_out

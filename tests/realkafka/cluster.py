@@ -462,7 +462,22 @@ class KafkaCluster(_ChildJvm):
     def consume(self, topic, max_records, timeout_ms=15000, group=None, from_beginning=True, partition=None,
                 offset=None):
         """Up to max_records (key, value) pairs; stops after timeout_ms without a record.
-        partition/offset: read that partition from that offset instead."""
+        partition/offset: read that partition from that offset instead.
+
+        The console consumer's timeout also runs while it joins and fetches for the first time: on a loaded host it
+        can end before its first record ("Processed a total of 0 messages", the r9 rehearsal of 2026-11-27, load
+        ~25). A read without a group that got nothing although the topic (or the partition past `offset`) holds
+        records is therefore read once more with four times the timeout (at least 30 s)."""
+        pairs = self._consume(topic, max_records, timeout_ms, group, from_beginning, partition, offset)
+        if pairs or group or max_records <= 0 or not (from_beginning or partition is not None):
+            return pairs
+        ends = self.end_offsets(topic)
+        holds = ends.get(partition, 0) > (offset or 0) if partition is not None else sum(ends.values()) > 0
+        if not holds:
+            return pairs
+        return self._consume(topic, max_records, max(4 * timeout_ms, 30000), group, from_beginning, partition, offset)
+
+    def _consume(self, topic, max_records, timeout_ms, group, from_beginning, partition, offset):
         args = ["--bootstrap-server", self.bootstrap, "--topic", topic, "--max-messages", str(max_records),
                 "--timeout-ms", str(timeout_ms), kafka_tools.console_options(self.version, "consumer")["format_property"],
                 "print.key=true", kafka_tools.console_options(self.version, "consumer")["format_property"],

@@ -21,6 +21,20 @@ def test_two_clusters_replicate_with_hand_started_mm2(tmp_path):
         assert not mm2.running()
         got = b.consume("a.orders", 400, timeout_ms=8000)
         assert sorted(got) == sorted(("r-%d" % i, "r-value-%d" % i) for i in range(300))
+
+        # a read whose timeout ends before its first fetch (1 ms here; a loaded host's join and first fetch in
+        # the live suite) is read once more with a longer one while the topic holds records; never when it is empty
+        timeouts = []
+        real_consume = a._consume
+
+        def counted(topic, max_records, timeout_ms, *rest):
+            timeouts.append(timeout_ms)
+            return real_consume(topic, max_records, timeout_ms, *rest)
+        a._consume = counted
+        assert len(a.consume("orders", 300, timeout_ms=1)) == 300 and timeouts == [1, 30000], timeouts
+        a.create_topic("empty", partitions=1)
+        del timeouts[:]
+        assert a.consume("empty", 10, timeout_ms=1) == [] and timeouts == [1], timeouts
         pids = [c.process.pid for c in clusters.values()]
     for pid in pids:
         with pytest.raises(OSError):
