@@ -44,6 +44,27 @@ _setup_path()
 
 PY2 = sys.version_info[0] == 2
 
+# Each test's CPU and the JVM guard (tests/cost_report.py): hooks taken in here.
+from cost_report import pytest_configure, pytest_sessionfinish, pytest_terminal_summary  # noqa: E402,F401
+try:
+    from cost_report import pytest_runtest_protocol  # noqa: F401
+except ImportError:   # pragma: no cover
+    pass
+
+# The tests that start a JVM (Spark, javac, java, Kafka) outside the real-Kafka folders: marked `jvm`, they run in a
+# real lane (tests/run.sh REAL_JVM) and the double stages leave them out (MM2_TESTS=nojvm), so a double stage is
+# pure Python and takes minutes. The double stages' JVM guard (MM2_JVM_GUARD=1, tests/cost_report.py) fails a run
+# in which a test not listed here starts one. A folder, a module, or a module::test prefix.
+JVM_TESTS = (
+    "tests/realkafka",                        # real Kafka clusters
+    "tests/verify",                           # Spark (and real Kafka in test_real_kafka.py)
+    "tests/tools/test_jdk_properties.py",     # the JDK's Properties.load
+    "tests/tools/test_key_types_vs_kafka.py", # Kafka's ConfigDefs in a JVM
+    "tests/advisor/test_javaregex.py",        # java.util.regex (also on the real-Ambari stages)
+    "tests/agent/test_logging_jvm.py",        # log4j in a JVM (also on the real-Ambari stages)
+)
+TESTS_ENV = "MM2_TESTS"   # "nojvm": leave out the `jvm` tests; "jvm": only them; unset: everything
+
 
 def _is_py3_only(path):
     path = str(path)
@@ -106,7 +127,35 @@ def _under(path, folders):
     return any(path == f or path.startswith(f + os.sep) for f in folders)
 
 
+def _mark_jvm(items):
+    for item in items:
+        nodeid = item.nodeid.replace(os.sep, "/")
+        if not nodeid.startswith("tests/"):
+            rel = os.path.relpath(str(getattr(item, "path", None) or item.fspath), REPO_ROOT).replace(os.sep, "/")
+            nodeid = rel + nodeid[nodeid.find("::"):] if "::" in nodeid else rel
+        if any(nodeid == p or nodeid.startswith(p + ("" if "::" in p else "/")) or nodeid.startswith(p + "::")
+               for p in JVM_TESTS):
+            item.add_marker(pytest.mark.jvm)
+
+
+def _select_by_jvm(config, items):
+    wanted = os.environ.get(TESTS_ENV)
+    if wanted not in ("jvm", "nojvm"):
+        return
+    kept = [item for item in items if (item.get_closest_marker("jvm") is not None) == (wanted == "jvm")]
+    if len(kept) != len(items):
+        kept_ids = set(id(item) for item in kept)
+        config.hook.pytest_deselected(items=[item for item in items if id(item) not in kept_ids])
+        items[:] = kept
+
+
 def pytest_collection_modifyitems(config, items):
+    _mark_jvm(items)
+    _select_by_jvm(config, items)
+    _select_real_ambari(config, items)
+
+
+def _select_real_ambari(config, items):
     """On real Ambari (MM2_AMBARI_SRC) the tests of the double's own machinery have nothing to
     test: deselect them, so every skip of a real-Ambari run is a real limitation (root, a JVM).
 

@@ -1,22 +1,26 @@
 #!/usr/bin/env bash
-# The whole test suite from a fresh clone, setup included. Stages:
-#   1. double, Python 3      every folder but the real-Kafka lanes, Ambari test double (.venv3, Python 3.11)
-#   2. double, Python 2.7    every folder that runs on agents             (.venv27 target dir)
-#   3. real Ambari 3         AMBARI_SUITES on ../shared/ambari/trunk      (.venv39, Python 3.9)
-#   4. real Ambari 2.7.8     AMBARI_SUITES on ../shared/ambari/release-2.7.8 (Python 2.7, .venv27)
-# Side by side with 1-4, from the start (each into its own log, printed at the end):
+# The whole test suite from a fresh clone, setup included. After the setup, every stage runs as a lane, side by
+# side, each in the background into its own log (printed at the end), each in a cpuacct cgroup of its own:
+#   double, Python 3         every folder but the real-Kafka lanes', Ambari test double (.venv3, Python 3.11), no JVM
+#   double, Python 2.7       every folder that runs on agents             (.venv27 target dir), no JVM
+#   real Ambari 3            AMBARI_SUITES on ../shared/ambari/trunk      (.venv39, Python 3.9)
+#   real Ambari 2.7.8        AMBARI_SUITES on ../shared/ambari/release-2.7.8 (Python 2.7, .venv27)
 #   real Kafka A             tests/e2e                                    (REAL_KAFKA_A)
 #   real Kafka B             tests/mm1 (but the real cutover) tests/versions (REAL_KAFKA_B)
-#   real Kafka C             tests/dr: failover + failback under the prefixed policy, the silent-loss case
+#   real Kafka C             tests/dr: failover + failback under the prefixed policy, the silent-loss case; tests/live
 #   real Kafka D             tests/dr: failover + failback under the identity policy; tests/alerts_real;
 #                            the live retire case and the real MM1 cutover
 #                            (C and D: MM2_DR_CASES, unless set: CI_DR_CASES_C / CI_DR_CASES_D below)
+#   JVM tests                the `jvm` tests of the double's folders (Spark, javac, java, Kafka: tests/conftest.py JVM_TESTS)
 #   real Ambari server       bash tests/realserver/run.sh (builds the server from ../shared/ambari-src, or reuses it)
+# The end of the output: the failures recapped, then one table of every stage's and lane's wall time and CPU
+# seconds, and the whole run against its budget (BUDGET_MIN; a loud warning past WARN_MIN). Each pytest prints the
+# 15 tests that cost it the most CPU (tests/cost_report.py).
 # The real-Kafka lanes use official Kafka distributions and artifacts assembled from Maven Central
 # (tests/realkafka/dists.py, artifacts.py; cached outside the project) and skip with a reason without them.
-# Stages 3 and 4 run side by side and need ../shared/ambari (a folder holding trunk/
-# and release-2.7.8/, Ambari's own Python in checkout layout); absent, they are skipped with a
-# message. To test against your own Ambari checkout, run one stage by hand:
+# The real-Ambari stages need ../shared/ambari (a folder holding trunk/ and release-2.7.8/, Ambari's own Python in
+# checkout layout); absent, they are skipped with a message. To test against your own Ambari checkout, run one
+# suite by hand:
 #   MM2_AMBARI_SRC=/path/to/ambari .venv39/bin/python -m pytest tests/agent
 # Usage: bash tests/run.sh [extra pytest args]      (the extra args go to every stage)
 # Exit code: non-zero when any stage fails.
@@ -49,14 +53,67 @@ PY39=${MM2_PY39:-$(PYENV_VERSION=3.9.18 pyenv which python 2>/dev/null || comman
 AMBARI_ROOT=$ROOT/../shared/ambari   # trunk/ and release-2.7.8/ (see ../shared/ambari/README.md)
 PIP_QUIET=(-q --disable-pip-version-check)
 
-stage() { echo; echo "== $*"; STAGE_START=$(date +%s); }
-stage_done() { echo "== $1: $2 ($(( $(date +%s) - STAGE_START ))s)"; }
+# ---- what each stage and lane costs: wall time and CPU (user + system of every process it started, brokers and
+# MirrorMaker included however they detach), from a cpuacct cgroup of its own under one for the run; printed as one
+# table at the end (and each pytest prints its 15 costliest tests: tests/cost_report.py). Without cgroups (not root)
+# the CPU column says n/a.
+RUN_START=${MM2_CI_START:-$(date +%s)}   # .ci/run sets it before the build: the budget counts the whole run
+BUDGET_MIN=40; WARN_MIN=45
+COSTS=$(mktemp)
+CG_RUN=""
+if [ -w /sys/fs/cgroup/cpuacct/cgroup.procs ] && mkdir -p "/sys/fs/cgroup/cpuacct/mm2-tests-$$" 2>/dev/null &&
+   echo $$ > "/sys/fs/cgroup/cpuacct/mm2-tests-$$/cgroup.procs" 2>/dev/null; then
+  CG_RUN=/sys/fs/cgroup/cpuacct/mm2-tests-$$
+fi
+cg_make() {  # name: a cgroup for it under the run's (its path, or "" without cgroups)
+  local dir
+  [ -n "${CG_RUN:-}" ] || { echo ""; return 0; }
+  dir="$CG_RUN/$(printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '_')"
+  mkdir -p "$dir" 2>/dev/null && echo "$dir" || echo ""
+}
+cg_ns() { if [ -n "${1:-}" ] && [ -r "$1/cpuacct.usage" ]; then cat "$1/cpuacct.usage"; else echo ""; fi; }
+cg_cpu() { local ns; ns=$(cg_ns "${1:-}"); if [ -n "$ns" ]; then echo $(( ns / 1000000000 )); else echo n/a; fi; }
+in_cg() {  # cgroup, command...: the command (and all it starts) in that cgroup, named to it in MM2_CPU_CGROUP
+  local cg=$1; shift
+  if [ -n "$cg" ]; then
+    sh -c 'echo $$ > "$0/cgroup.procs" 2>/dev/null && export MM2_CPU_CGROUP="$0"; exec "$@"' "$cg" "$@"
+  else "$@"; fi
+}
+cost() { [ -z "${COSTS:-}" ] || printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >> "$COSTS"; }   # name, result, wall s, CPU s
+stage() { echo; echo "== $*"; STAGE_START=$(date +%s); STAGE_NS=$(cg_ns "${CG_RUN:-}"); }
+stage_done() {  # name, result; the CPU of a stage run in the script's own cgroup (setup: nothing else runs yet)
+  local wall=$(( $(date +%s) - STAGE_START )) cpu=n/a now
+  now=$(cg_ns "${CG_RUN:-}"); [ -n "$now" ] && [ -n "${STAGE_NS:-}" ] && cpu=$(( (now - STAGE_NS) / 1000000000 ))
+  echo "== $1: $2 (${wall}s)"
+  [ "${3:-}" = nocost ] || cost "$1" "$2" "$wall" "$cpu"
+}
+print_costs() {  # the table of every stage and lane, then the run against its budget
+  local total=$(( $(date +%s) - RUN_START )) cpu
+  cpu=$(cg_cpu "${CG_RUN:-}")
+  echo; echo "== cost of every stage and lane (wall and CPU seconds; side by side ones overlap in wall time)"
+  printf '%-58s %-7s %7s %7s\n' "stage or lane" result wall CPU
+  while IFS=$'\t' read -r name result wall c; do printf '%-58s %-7s %7s %7s\n' "$name" "$result" "$wall" "$c"; done < "$COSTS"
+  printf '%-58s %-7s %7s %7s\n' "the whole run (from .ci/run's start)" "" "$total" "$cpu"
+  echo "== CI time: $(( total / 60 )) min $(( total % 60 )) s of the ${BUDGET_MIN} min budget ($(( total * 100 / (BUDGET_MIN * 60) ))%); CI's hard limit is 90 min"
+  if [ "$total" -gt $(( WARN_MIN * 60 )) ]; then
+    echo "!!!!! WARNING: this run took $(( total / 60 )) min, past the ${WARN_MIN} min warning line (budget ${BUDGET_MIN} min," \
+         "CI's hard limit 90): read the table above for what grew, and cut work before adding tests !!!!!"
+  fi
+  rm -f "$COSTS"
+}
+cg_cleanup() {  # the run's cgroups, once their processes are gone (best effort)
+  [ -n "${CG_RUN:-}" ] || return 0
+  echo $$ > /sys/fs/cgroup/cpuacct/cgroup.procs 2>/dev/null || true
+  for dir in "$CG_RUN"/*/ "$CG_RUN"; do rmdir "$dir" 2>/dev/null || true; done
+}
+trap cg_cleanup EXIT
 
 # ---- setup
 stage "setup: Python 3 ($($PY3 --version 2>&1))"
 [ -x .venv3/bin/python ] || "$PY3" -m venv .venv3
 .venv3/bin/python -m pip install "${PIP_QUIET[@]}" -r requirements-test.txt
 .venv3/bin/python -m pip install "${PIP_QUIET[@]}" --no-deps -e .
+stage_done "setup: Python 3" passed
 
 if [ -z "$PY27" ] || [ ! -x "$PY27" ]; then
   echo "Python 2.7 not found: install it (pyenv install 2.7.18) or set MM2_PY27=/path/to/python2.7" >&2
@@ -64,6 +121,7 @@ if [ -z "$PY27" ] || [ ! -x "$PY27" ]; then
 fi
 stage "setup: Python 2.7 ($("$PY27" --version 2>&1))"
 "$PY27" -m pip install "${PIP_QUIET[@]}" --target .venv27 -r requirements-test-py27.txt
+stage_done "setup: Python 2.7" passed
 
 # Ambari trunk's agent library needs `distro` (the agent package's python3-distro): the end-to-end suites
 # run trunk's scripts under Python 3.9 with this directory on PYTHONPATH (tests/e2e/agent.py).
@@ -72,6 +130,15 @@ if [ -n "$PY39" ] && [ -x "$PY39" ]; then
   echo "== setup: Ambari trunk agent packages for $("$PY39" --version 2>&1)"
   "$PY39" -m pip install -q --disable-pip-version-check --target .venv-agent39 -r requirements-agent-py39.txt
 fi
+
+if [ -z "$PY39" ] || [ ! -x "$PY39" ]; then
+  echo "Python 3.9 not found (Ambari 3's vendored Jinja needs 3.9/3.10): pyenv install 3.9.18 or set MM2_PY39=/path/to/python3.9" >&2
+  exit 1
+fi
+stage "setup: Python 3.9 for Ambari 3 ($("$PY39" --version 2>&1))"
+[ -x .venv39/bin/python ] || "$PY39" -m venv .venv39
+.venv39/bin/python -m pip install "${PIP_QUIET[@]}" -r requirements-test-ambari3.txt
+stage_done "setup: Python 3.9" passed
 
 # Official Kafka distributions (the default 3.9, and the matrix's 2.8.2 and newest 4.x) and the JMX exporter
 # agents and Spark's Kafka connector, from Maven Central into the cache (reused when present); without Maven
@@ -88,6 +155,7 @@ if ! .venv3/bin/python tests/realkafka/artifacts.py; then
   echo "(some artifacts could not be built: their tests skip)"
   if [ -n "${CI:-}" ]; then echo "== FAILED: CI needs every artifact (see the error above)"; status=1; fi
 fi
+stage_done "setup: Kafka distributions and artifacts" "$([ $status = 0 ] && echo passed || echo FAILED)"
 
 LANES=$(mktemp -d)
 # CI shows a failed run's head and tail only: every failed test's name and error lines are recapped at the end.
@@ -98,134 +166,90 @@ recap() {  # name, log: the failed tests' names and error lines (pytest 4 on Pyt
       grep -E '^_{3,} .+ _{3,}$|^E  ' "$2" | head -60 || true; } >> "$RECAP"
   fi
 }
-# Each real-Kafka lane prints its ten slowest tests (--durations=10): where a lane's time goes, from CI's own log.
-lane() {  # name, log file, command...: in the background, result line appended to its log
-  local name=$1 log=$2; shift 2
+lane() {  # name, log file, command...: in the background in a cgroup of its own, result line appended to its log
+  local name=$1 log=$2 cg; shift 2
+  cg=$(cg_make "$name")
   (
     start=$(date +%s)
-    if "$@" > "$log" 2>&1; then result=passed; else result=FAILED; fi
-    echo "== $name: $result ($(( $(date +%s) - start ))s)" >> "$log"
+    if in_cg "$cg" "$@" > "$log" 2>&1; then result=passed; else result=FAILED; fi
+    wall=$(( $(date +%s) - start ))
+    echo "== $name: $result (${wall}s, $(cg_cpu "$cg") CPU s)" >> "$log"
+    cost "$name" "$result" "$wall" "$(cg_cpu "$cg")"
     [ "$result" = passed ]
   ) &
+  LANE_PIDS+=($!); LANE_LOGS+=("$log"); LANE_NAMES+=("$name")
 }
-lane "real Kafka A (${REAL_KAFKA_A[*]})" "$LANES/kafka-a.log" \
-  .venv3/bin/python -m pytest -p no:cacheprovider --durations=10 "${REAL_KAFKA_A[@]}" "$@"
-kafka_a_pid=$!
-lane "real Kafka B (${REAL_KAFKA_B[*]})" "$LANES/kafka-b.log" \
-  .venv3/bin/python -m pytest -p no:cacheprovider --durations=10 "${REAL_KAFKA_B[@]}" "$@"
-kafka_b_pid=$!
+LANE_PIDS=(); LANE_LOGS=(); LANE_NAMES=()
+finish_lanes() {  # wait for every lane, then print each one's log (and recap its failures)
+  local i
+  for i in "${!LANE_PIDS[@]}"; do wait "${LANE_PIDS[$i]}" || status=1; done
+  for i in "${!LANE_PIDS[@]}"; do
+    echo; echo "== lane log: ${LANE_NAMES[$i]}"; cat "${LANE_LOGS[$i]}"; recap "lane ${LANE_NAMES[$i]}" "${LANE_LOGS[$i]}"
+  done
+  LANE_PIDS=(); LANE_LOGS=(); LANE_NAMES=()
+}
+PYTEST3=(.venv3/bin/python -m pytest -p no:cacheprovider)
+# The folders of the double stages (every folder but the real-Kafka lanes'): their `jvm` tests run in lane J.
+IGNORE_LANES=()
+for folder in "${REAL_KAFKA_A[@]}" "${REAL_KAFKA_B[@]}" "${REAL_KAFKA_C[@]}" "${REAL_KAFKA_D[@]}"; do
+  case "$folder" in --*) ;; *) IGNORE_LANES+=(--ignore="$folder");; esac
+done
+lane "real Kafka A (${REAL_KAFKA_A[*]})" "$LANES/kafka-a.log" "${PYTEST3[@]}" "${REAL_KAFKA_A[@]}" "$@"
+lane "real Kafka B (${REAL_KAFKA_B[*]})" "$LANES/kafka-b.log" "${PYTEST3[@]}" "${REAL_KAFKA_B[@]}" "$@"
 lane "real Kafka C (${REAL_KAFKA_C[*]}: $CI_DR_CASES_C)" "$LANES/kafka-c.log" \
-  env MM2_DR_CASES="$CI_DR_CASES_C" .venv3/bin/python -m pytest -p no:cacheprovider --durations=10 "${REAL_KAFKA_C[@]}" "$@"
-kafka_c_pid=$!
+  env MM2_DR_CASES="$CI_DR_CASES_C" "${PYTEST3[@]}" "${REAL_KAFKA_C[@]}" "$@"
 lane "real Kafka D (${REAL_KAFKA_D[*]}: $CI_DR_CASES_D)" "$LANES/kafka-d.log" \
-  env MM2_DR_CASES="$CI_DR_CASES_D" .venv3/bin/python -m pytest -p no:cacheprovider --durations=10 "${REAL_KAFKA_D[@]}" "$@"
-kafka_d_pid=$!
+  env MM2_DR_CASES="$CI_DR_CASES_D" "${PYTEST3[@]}" "${REAL_KAFKA_D[@]}" "$@"
+lane "J: the jvm tests of the double's folders" "$LANES/jvm.log" \
+  env MM2_TESTS=jvm MM2_REAL_AMBARI_RUNS="${AMBARI_SUITES[*]}" "${PYTEST3[@]}" "${IGNORE_LANES[@]}" "$@"
 lane "real Ambari server (tests/realserver/run.sh)" "$LANES/realserver.log" \
   env MM2_PY3="$ROOT/.venv3/bin/python" MM2_REALSERVER_WEBUI="${MM2_REALSERVER_WEBUI:-1}" nice -n 5 bash tests/realserver/run.sh "$@"
-realserver_pid=$!
-finish_lanes() {
-  wait $kafka_a_pid || status=1
-  wait $kafka_b_pid || status=1
-  wait $kafka_c_pid || status=1
-  wait $kafka_d_pid || status=1
-  wait $realserver_pid || status=1
-  for lane_log in kafka-a kafka-b kafka-c kafka-d realserver; do
-    echo; echo "== lane log: $lane_log"; cat "$LANES/$lane_log.log"; recap "lane $lane_log" "$LANES/$lane_log.log"
-  done
-  rm -rf "$LANES"
-}
 
 print_recap() {
   if [ -s "$RECAP" ]; then echo; echo "== failures, recapped from the logs above"; cat "$RECAP"; fi
   rm -f "$RECAP"
 }
 
-run_stage() {  # name, then the command (its output also goes to a log, for the recap)
+run_stage() {  # name, then the command (its output also goes to a log, for the recap), in a cgroup of its own
   local name=$1; shift
   stage "tests: $name"
-  local log; log=$(mktemp)
-  if "$@" 2>&1 | tee "$log"; [ "${PIPESTATUS[0]}" = 0 ]; then stage_done "$name" "passed"
-  else stage_done "$name" "FAILED"; status=1; fi
+  local log cg r; log=$(mktemp); cg=$(cg_make "$name")
+  if in_cg "$cg" "$@" 2>&1 | tee "$log"; [ "${PIPESTATUS[0]}" = 0 ]; then r=passed; else r=FAILED; status=1; fi
+  stage_done "$name" "$r" nocost
+  cost "$name" "$r" "$(( $(date +%s) - STAGE_START ))" "$(cg_cpu "$cg")"
   recap "$name" "$log"; rm -f "$log"
 }
 
-# ---- 1 and 2: the double
-IGNORE_LANES=()
-for folder in "${REAL_KAFKA_A[@]}" "${REAL_KAFKA_B[@]}" "${REAL_KAFKA_C[@]}" "${REAL_KAFKA_D[@]}"; do
-  case "$folder" in --*) ;; *) IGNORE_LANES+=(--ignore="$folder");; esac
-done
-# When stages 3 and 4 run, the doubles leave AMBARI_SUITES to them but for the tests of the double's own
-# machinery (tests/conftest.py, MM2_REAL_AMBARI_RUNS): the real stages run the same tests on the same two Python
-# lines against Ambari's real libraries (the CI of 2026-11-27 ran those 945 tests four times, 64 min in all).
-DOUBLE_ENV=()
-if [ -d "$AMBARI_ROOT/trunk" ] && [ -d "$AMBARI_ROOT/release-2.7.8" ]; then
-  DOUBLE_ENV=(MM2_REAL_AMBARI_RUNS="${AMBARI_SUITES[*]}")
-  echo "== the doubles leave ${AMBARI_SUITES[*]} to the real Ambari stages (but the double's own tests)"
-fi
-# The two doubles side by side (the rehearsal of 2026-11-27: Python 3 took 38 min and 2.7 8 min one after the
-# other, and with the real Ambari stages after them that chain, not a lane, ended the run at 55 min).
-PY27_LOG=$(mktemp)
-(
-  start=$(date +%s)
-  if env "${DOUBLE_ENV[@]}" PYTHONPATH="$ROOT/.venv27" "$PY27" -m pytest -p no:cacheprovider "$@" > "$PY27_LOG" 2>&1; then r=passed; else r=FAILED; fi
-  echo "== double, Python 2.7: $r ($(( $(date +%s) - start ))s)" >> "$PY27_LOG"
-  [ "$r" = passed ]
-) &
-py27_pid=$!
-# Its fifteen slowest tests too: the rehearsal of 2026-11-27 (r8) took 45 min for it at load ~18.
-run_stage "double, Python 3" env "${DOUBLE_ENV[@]}" .venv3/bin/python -m pytest -p no:cacheprovider --durations=15 "${IGNORE_LANES[@]}" "$@"
-wait $py27_pid || status=1
-echo; echo "== tests: double, Python 2.7 (beside Python 3)"; cat "$PY27_LOG"; recap "double, Python 2.7" "$PY27_LOG"
-rm -f "$PY27_LOG"
-
-# ---- 3 and 4: real Ambari
+# ---- the double and real-Ambari stages: pure Python, as lanes beside the real ones from the start
+# The doubles leave the `jvm` tests to lane J (MM2_TESTS=nojvm) and fail when a test starts a JVM without the marker
+# (MM2_JVM_GUARD=1: tests/cost_report.py). When the real-Ambari stages run, the doubles leave AMBARI_SUITES to them
+# but for the tests of the double's own machinery (tests/conftest.py, MM2_REAL_AMBARI_RUNS): the real stages run the
+# same tests on the same two Python lines against Ambari's real libraries, the stronger test of the same code.
+DOUBLE_ENV=(MM2_TESTS=nojvm MM2_JVM_GUARD=1)
+REAL_AMBARI=yes
 if [ ! -d "$AMBARI_ROOT/trunk" ] || [ ! -d "$AMBARI_ROOT/release-2.7.8" ]; then
-  echo
+  REAL_AMBARI=""
   echo "== SKIPPED real Ambari stages: $AMBARI_ROOT/{trunk,release-2.7.8} not found" \
        "(see ../shared/ambari/README.md; run one suite on your own checkout with MM2_AMBARI_SRC)"
-  finish_lanes
-  print_recap
-  exit $status
+else
+  DOUBLE_ENV+=(MM2_REAL_AMBARI_RUNS="${AMBARI_SUITES[*]}")
+  echo "== the doubles leave ${AMBARI_SUITES[*]} to the real Ambari stages (but the double's own tests)"
 fi
-if [ -z "$PY39" ] || [ ! -x "$PY39" ]; then
-  echo "Python 3.9 not found (Ambari 3's vendored Jinja needs 3.9/3.10): pyenv install 3.9.18 or set MM2_PY39=/path/to/python3.9" >&2
-  exit 1
+lane "double, Python 3" "$LANES/double-py3.log" env "${DOUBLE_ENV[@]}" "${PYTEST3[@]}" "${IGNORE_LANES[@]}" "$@"
+lane "double, Python 2.7" "$LANES/double-py27.log" \
+  env "${DOUBLE_ENV[@]}" PYTHONPATH="$ROOT/.venv27" "$PY27" -m pytest -p no:cacheprovider "$@"
+if [ -n "$REAL_AMBARI" ]; then
+  lane "real Ambari 3 (trunk), Python 3.9" "$LANES/trunk.log" \
+    env MM2_AMBARI_SRC="$AMBARI_ROOT/trunk" .venv39/bin/python -m pytest -p no:cacheprovider -W ignore::DeprecationWarning \
+    "${AMBARI_SUITES[@]}" "$@"
+  lane "real Ambari 2.7.8, Python 2.7" "$LANES/release-2.7.8.log" \
+    env MM2_AMBARI_SRC="$AMBARI_ROOT/release-2.7.8" PYTHONPATH="$ROOT/.venv27" "$PY27" -m pytest -p no:cacheprovider \
+    "${AMBARI_SUITES[@]}" "$@"
 fi
-stage "setup: Python 3.9 for Ambari 3 ($("$PY39" --version 2>&1))"
-[ -x .venv39/bin/python ] || "$PY39" -m venv .venv39
-.venv39/bin/python -m pip install "${PIP_QUIET[@]}" -r requirements-test-ambari3.txt
-
-# The two real-Ambari stages run side by side (their tests mostly wait for processes), each
-# into its own log, printed when both are done. tests/conftest.py deselects the tests of the
-# double's own machinery there (nothing of the double to test).
-LOGS=$(mktemp -d)
-real_stage() {  # name, log file, command...
-  local name=$1 log=$2; shift 2
-  (
-    start=$(date +%s)
-    if "$@" > "$log" 2>&1; then result=passed; else result=FAILED; fi
-    echo "== $name: $result ($(( $(date +%s) - start ))s)" >> "$log"
-    [ "$result" = passed ]
-  ) &
-}
-STAGE_START=$(date +%s)
-real_stage "real Ambari 3 (trunk), Python 3.9" "$LOGS/trunk.log" \
-  env MM2_AMBARI_SRC="$AMBARI_ROOT/trunk" .venv39/bin/python -m pytest -p no:cacheprovider -W ignore::DeprecationWarning \
-  "${AMBARI_SUITES[@]}" "$@"
-trunk_pid=$!
-real_stage "real Ambari 2.7.8, Python 2.7" "$LOGS/release-2.7.8.log" \
-  env MM2_AMBARI_SRC="$AMBARI_ROOT/release-2.7.8" PYTHONPATH="$ROOT/.venv27" "$PY27" -m pytest -p no:cacheprovider \
-  "${AMBARI_SUITES[@]}" "$@"
-r278_pid=$!
-wait $trunk_pid || status=1
-wait $r278_pid || status=1
-for line in trunk release-2.7.8; do
-  echo; echo "== tests: real Ambari $line"; cat "$LOGS/$line.log"; recap "real Ambari $line" "$LOGS/$line.log"
-done
-rm -rf "$LOGS"
-stage_done "real Ambari stages (both, side by side)" "$([ $status = 0 ] && echo passed || echo 'see above')"
 finish_lanes
+rm -rf "$LANES"
 print_recap
+print_costs
 echo
 echo "== all stages: $([ $status = 0 ] && echo passed || echo 'FAILED (see above)')"
 exit $status

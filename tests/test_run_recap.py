@@ -15,7 +15,8 @@ def functions():
     with open(os.path.join(ROOT, "tests", "run.sh")) as fh:
         text = fh.read()
     parts = [re.search(r"^RECAP=.*$", text, re.M).group(0)]
-    for name in ("recap", "print_recap", "run_stage", "stage", "stage_done"):
+    for name in ("recap", "print_recap", "run_stage", "stage", "stage_done", "cg_make", "cg_ns", "cg_cpu", "in_cg",
+                 "cost"):
         match = re.search(r"^%s\(\) \{[^\n]*\}$" % name, text, re.M) or \
             re.search(r"^%s\(\) \{.*?^\}$" % name, text, re.M | re.S)
         assert match, "tests/run.sh has no function %s" % name

@@ -376,14 +376,7 @@ def partition_keys(cluster, topic):
 
 
 def _members(cluster, group):
-    out = subprocess.run([os.path.join(cluster.home, "bin", "kafka-consumer-groups.sh"), "--bootstrap-server",
-                          cluster.bootstrap, "--describe", "--group", group, "--state"], capture_output=True,
-                         text=True, env=rk.tool_env(cluster.tool_log_dir), timeout=120).stdout
-    for line in out.splitlines():
-        cols = line.split()
-        if len(cols) >= 3 and cols[0] == group and cols[-1].isdigit():
-            return int(cols[-1])
-    return 0
+    return cluster.group_members(group)
 
 
 def _spark_replication():

@@ -83,17 +83,7 @@ class SteadyProducers(object):
 def read_all(cluster, topic):
     """[(partition, offset, value)] of every record of topic (bounded by its record count)."""
     total = cluster.count(topic)
-    if not total:
-        return []
-    out = cluster.tool("kafka-console-consumer", "--bootstrap-server", cluster.bootstrap, "--topic", topic,
-                       "--from-beginning", "--max-messages", str(total), "--timeout-ms", "20000",
-                       "--property", "print.partition=true", "--property", "print.offset=true",
-                       timeout=180, check=False).stdout
-    records = []
-    for line in out.splitlines():
-        parts = line.split("\t")
-        if len(parts) >= 3 and parts[0].startswith("Partition:") and parts[1].startswith("Offset:"):
-            records.append((int(parts[0][10:]), int(parts[1][7:]), parts[-1]))
+    records = [(p, o, value) for p, o, _, value in cluster.records(topic, total, timeout_ms=20000)] if total else []
     assert len(records) == total, (topic, len(records), total)
     return records
 
@@ -161,9 +151,7 @@ def test_mm1_to_mm2_cutover_without_loss_or_second_copy(clusters, mpack, tmp_pat
         os.kill(mm1.pid, 9)
         mm1.wait(30)
         step("MirrorMaker 1 killed (-9)")
-        rk.wait_until(lambda: "Empty" in src.tool("kafka-consumer-groups", "--bootstrap-server", src.bootstrap,
-                                                  "--describe", "--group", GROUP, "--state").stdout,
-                      90, interval=2, what="MirrorMaker 1's group to lose its members (session.timeout.ms)")
+        rk.wait_until(lambda: src.group_members(GROUP) == 0, 90, interval=2, what="MirrorMaker 1's group to lose its members (session.timeout.ms)")
         committed = src.group_offsets(GROUP)
         mm1_wrote = dict((t, tgt.count(t)) for t in TOPICS)
         seeded = mm2_ambari(*seed_args)

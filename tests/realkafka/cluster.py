@@ -16,9 +16,7 @@ import subprocess
 import threading
 import time
 
-from mm2_core.host import kafka_tools
-from mm2_core.kafka import versions
-from realkafka import dists
+from realkafka import client, dists
 import testports
 
 TESTS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -348,6 +346,7 @@ class KafkaCluster(_ChildJvm):
         """stop() the broker (ZooKeeper mode: also its ZooKeeper); both by their pids. stop() alone keeps
         ZooKeeper, so start() brings the same cluster back."""
         self.stop()
+        client.forget(self.bootstrap)
         if self.zk_process is not None and self.zk_process.poll() is None:
             stop_pid(self.zk_process.pid)
         if getattr(self, "_zk_stdout", None):
@@ -415,112 +414,60 @@ class KafkaCluster(_ChildJvm):
         return self._run([name] + list(args), timeout=kwargs.pop("timeout", 60), input=kwargs.pop("input", None),
                          check=kwargs.pop("check", True))
 
+    # Reads and writes go through the session's one Kafka client (client.py: librdkafka in this process), not a
+    # Kafka tool JVM per call; tool() still runs any of Kafka's own tools against this cluster.
     def create_topic(self, topic, partitions=1, config=None):
-        if_not_exists = versions.supports(installed_version(self.home), versions.TOPICS_IF_NOT_EXISTS_WITH_BOOTSTRAP)
-        args = ["--bootstrap-server", self.bootstrap, "--create", "--topic", topic,
-                "--partitions", str(partitions), "--replication-factor", "1"]
-        args += ["--if-not-exists"] if if_not_exists else []
-        for key, value in (config or {}).items():
-            args += ["--config", "%s=%s" % (key, value)]
-        result = self.tool("kafka-topics", *args, check=if_not_exists)
-        if result.returncode != 0 and "already exists" not in result.stdout + result.stderr:
-            raise RuntimeError("kafka-topics --create %s failed: %s" % (topic, result.stderr[-1500:]))
+        client.create_topic(self.bootstrap, topic, partitions, config)
 
     def topics(self):
-        out = self.tool("kafka-topics", "--bootstrap-server", self.bootstrap, "--list").stdout
-        return sorted(line.strip() for line in out.splitlines() if line.strip())
+        return client.topics(self.bootstrap)
 
     def produce(self, topic, records, timeout=120):
-        """records: iterable of (key, value) strings without tabs/newlines; acks=all, so they are durable on return."""
-        lines = "".join("%s\t%s\n" % (k, v) for k, v in records)
-        opt = kafka_tools.console_options(self.version, "producer")
-        flag = "--bootstrap-server" if versions.supports(self.version, versions.PRODUCER_BOOTSTRAP_SERVER) else "--broker-list"
-        args = [flag, self.bootstrap, "--topic", topic, opt["client_property"], "acks=all",
-                opt["format_property"], "parse.key=true", opt["format_property"], "key.separator=\t"]
-        self.tool("kafka-console-producer", *args, input=lines, timeout=timeout)
+        """records: iterable of (key, value) strings; acks=all, so they are durable on return."""
+        client.produce(self.bootstrap, topic, records, timeout=timeout)
 
     def produce_n(self, topic, n, prefix="r", start=0):
         self.produce(topic, (("%s-%d" % (prefix, i), "%s-value-%d" % (prefix, i)) for i in range(start, start + n)))
 
     def end_offsets(self, topic, bootstrap=None):
-        if self.version >= (3, 0, 0):
-            out = self.tool("kafka-get-offsets", "--bootstrap-server", bootstrap or self.bootstrap, "--topic", topic,
-                            check=False).stdout
-        else:   # no bin/kafka-get-offsets.sh before 3.0: the class behind it, with 2.x's options
-            out = self.tool("kafka-run-class", "kafka.tools.GetOffsetShell", "--broker-list",
-                            bootstrap or self.bootstrap, "--topic", topic, "--time", "-1", check=False).stdout
-        offsets = {}
-        for line in out.splitlines():
-            parts = line.strip().rsplit(":", 2)
-            if len(parts) == 3 and parts[0] == topic:
-                offsets[int(parts[1])] = int(parts[2])
-        return offsets
+        """{partition: end offset} ({} when the topic does not exist)."""
+        return client.end_offsets(bootstrap or self.bootstrap, topic)
+
+    def log_start_offsets(self, topic):
+        return client.log_start_offsets(self.bootstrap, topic)
 
     def count(self, topic):
         return sum(self.end_offsets(topic).values())
 
     def consume(self, topic, max_records, timeout_ms=15000, group=None, from_beginning=True, partition=None,
                 offset=None):
-        """Up to max_records (key, value) pairs; stops after timeout_ms without a record.
-        partition/offset: read that partition from that offset instead.
+        """Up to max_records (key, value) pairs; stops after timeout_ms without a new record (counted from the
+        assignment, so a slow join or first fetch on a loaded host does not end the read early).
+        partition/offset: read that partition from that offset instead. group: join, read, commit what was read."""
+        return client.consume(self.bootstrap, topic, max_records, timeout_ms, group, from_beginning, partition, offset)
 
-        The console consumer's timeout also runs while it joins and fetches for the first time: on a loaded host it
-        can end before its first record ("Processed a total of 0 messages", the r9 rehearsal of 2026-11-27, load
-        ~25). A read without a group that got nothing although the topic (or the partition past `offset`) holds
-        records is therefore read once more with four times the timeout (at least 30 s)."""
-        pairs = self._consume(topic, max_records, timeout_ms, group, from_beginning, partition, offset)
-        if pairs or group or max_records <= 0 or not (from_beginning or partition is not None):
-            return pairs
-        ends = self.end_offsets(topic)
-        holds = ends.get(partition, 0) > (offset or 0) if partition is not None else sum(ends.values()) > 0
-        if not holds:
-            return pairs
-        return self._consume(topic, max_records, max(4 * timeout_ms, 30000), group, from_beginning, partition, offset)
-
-    def _consume(self, topic, max_records, timeout_ms, group, from_beginning, partition, offset):
-        args = ["--bootstrap-server", self.bootstrap, "--topic", topic, "--max-messages", str(max_records),
-                "--timeout-ms", str(timeout_ms), kafka_tools.console_options(self.version, "consumer")["format_property"],
-                "print.key=true", kafka_tools.console_options(self.version, "consumer")["format_property"],
-                "key.separator=\t"]
-        if partition is not None:
-            args += ["--partition", str(partition), "--offset", str(offset or 0)]
-        elif from_beginning:
-            args.append("--from-beginning")
-        if group:
-            args += ["--group", group]
-        result = self.tool("kafka-console-consumer", *args, timeout=timeout_ms / 1000.0 + 60, check=False)
-        pairs = []
-        for line in result.stdout.splitlines():
-            key, _, value = line.partition("\t")
-            pairs.append((key, value))
-        return pairs
+    def records(self, topic, max_records=None, timeout_ms=8000, partition=None, offset=None,
+                isolation="read_uncommitted"):
+        """[(partition, offset, key, value)] of the topic (or of `partition` from `offset`), each partition in order;
+        max_records: by default every record the topic holds now. isolation="read_committed": only committed
+        transactions' records (exactly-once targets, whose end offsets also count transaction markers)."""
+        if max_records is None:
+            max_records = self.count(topic)
+        return client.records(self.bootstrap, topic, max_records, timeout_ms, None, True, partition, offset,
+                              isolation=isolation)
 
     def commit_group_offsets(self, group, topic, partition_offsets):
-        """Commit {partition: offset} for an inactive group (kafka-consumer-groups --reset-offsets --execute)."""
-        for partition, offset in sorted(partition_offsets.items()):
-            self.tool("kafka-consumer-groups", "--bootstrap-server", self.bootstrap, "--group", group,
-                      "--reset-offsets", "--topic", "%s:%d" % (topic, partition), "--to-offset", str(offset), "--execute")
+        """Commit {partition: offset} for an inactive group (as kafka-consumer-groups --reset-offsets --execute)."""
+        client.commit_group_offsets(self.bootstrap, group, topic, partition_offsets)
 
     def group_offsets(self, group, timeout=60):
         """{(topic, partition): committed offset} of a group on this cluster ({} when the group does not exist).
+        Asked again (bounded by `timeout` s) while the coordinator is loading or moving."""
+        return client.group_offsets(self.bootstrap, group, timeout=timeout)
 
-        The describe runs again (bounded by `timeout` s) while the tool fails or prints no offsets table: under load
-        its admin client can time out, or the group coordinator can be loading/moving, and an empty answer then
-        would read as "no committed offsets". RuntimeError with the tool's stderr when it never answers."""
-        deadline = time.monotonic() + timeout
-        while True:
-            result = self.tool("kafka-consumer-groups", "--bootstrap-server", self.bootstrap, "--describe",
-                               "--group", group, check=False)
-            if result.returncode == 0 and "does not exist" in result.stderr + result.stdout:
-                return {}
-            rows = [line.split() for line in result.stdout.splitlines()]
-            if result.returncode == 0 and any(cols[:1] == ["GROUP"] and "CURRENT-OFFSET" in cols for cols in rows):
-                return dict(((cols[1], int(cols[2])), int(cols[3])) for cols in rows
-                            if len(cols) >= 4 and cols[0] == group and cols[2].isdigit() and cols[3].isdigit())
-            if time.monotonic() >= deadline:
-                raise RuntimeError("kafka-consumer-groups --describe --group %s gave no offsets within %ss (exit %s): "
-                                   "%s" % (group, timeout, result.returncode, (result.stderr or result.stdout)[-1500:]))
-            time.sleep(2)
+    def group_members(self, group):
+        """How many members the group has now (0 when it does not exist)."""
+        return client.group_description(self.bootstrap, group)[1]
 
 
 @contextlib.contextmanager

@@ -52,17 +52,9 @@ def mm2_verify(tmp_path, name, *argv):
 
 
 def records_with_offsets(cluster, topic, partition):
-    """[(offset, value)] of one partition, read with the console consumer."""
-    out = cluster.tool("kafka-console-consumer", "--bootstrap-server", cluster.bootstrap, "--topic", topic,
-                       "--partition", str(partition), "--offset", "earliest", "--timeout-ms", "8000",
-                       "--property", "print.offset=true", "--property", "print.key=false",
-                       timeout=90, check=False).stdout
-    found = []
-    for line in out.splitlines():
-        match = re.match(r"^Offset:(\d+)\t(.*)$", line)
-        if match:
-            found.append((int(match.group(1)), match.group(2)))
-    return found
+    """[(offset, value)] of one partition, read from its start."""
+    end = cluster.end_offsets(topic).get(partition, 0)
+    return [(o, value) for _, o, _, value in cluster.records(topic, end, partition=partition, offset=0)] if end else []
 
 
 def expected_failover(source, target, topic, partition, committed, downstream, alias="primary"):

@@ -89,11 +89,7 @@ def wait_exact(cluster, topic, expected, timeout=300):
 
 def committed_keys(cluster, topic, max_records):
     """Keys a read_committed consumer reads (exactly-once: end offsets also count transaction markers)."""
-    out = cluster.tool("kafka-console-consumer", "--bootstrap-server", cluster.bootstrap, "--topic", topic,
-                       "--from-beginning", "--max-messages", str(max_records), "--timeout-ms", "8000",
-                       "--isolation-level", "read_committed", "--property", "print.key=true",
-                       "--property", "key.separator=\t", timeout=90, check=False).stdout
-    return [line.partition("\t")[0] for line in out.splitlines() if "\t" in line]
+    return [key for _, _, key, _ in cluster.records(topic, max_records, isolation="read_committed")]
 
 
 def official_tarball(home, release, directory):
