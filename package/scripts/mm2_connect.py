@@ -51,7 +51,7 @@ def healer_paths(params):
 def plan(params, rendering):
     """The host's ConnectPlan: the dedicated rendering with kafka-mm2-live's per-flow values over it."""
     entries, problems = live.parse(getattr(params, "live_flow_settings", ""), rendering.topology)
-    if problems:
+    if any(p.is_error for p in problems):
         from mm2_core.config.problems import ConfigError
         raise ConfigError(problems)
     properties = live.overlay(rendering.properties, entries)

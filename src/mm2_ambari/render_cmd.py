@@ -13,6 +13,7 @@ import socket
 import sys
 
 from mm2_core.config import config_values, local_kafka, names, problems, schema
+from mm2_core.connect import live
 from mm2_core.kafka import versions
 from mm2_core.rendering import render, templates
 from mm2_ambari import inputs, masking
@@ -128,13 +129,17 @@ def _run(args):
     local = local_kafka.local_kafka_from(configurations, brokers) if brokers else None
     try:
         rendering = render.render_mm2(configurations, str(version), host, conf_dir, local_kafka=local)
+        # connect mode's own settings (kafka-mm2-live, the REST listener): the agent's checks at CONFIGURE
+        found = live.config_problems(configurations, rendering.topology)
+        if any(p.is_error for p in found):
+            raise problems.ConfigError(found)
     except problems.ConfigError as exc:
         sys.stderr.write("The configuration is invalid for Kafka %s:\n" % version)
         for problem in exc.problems:
             if not inputs.is_version_problem(problem, version):
                 sys.stderr.write("  %s %s\n" % (problem.level, _problem_text(problem)))
         return EXIT_BAD_INPUT
-    for problem in rendering.warnings:
+    for problem in list(rendering.warnings) + found:
         if not inputs.is_version_problem(problem, version):
             sys.stderr.write("  WARN %s\n" % _problem_text(problem))
     # Everything is rendered in memory first: a template that fails writes nothing at all.

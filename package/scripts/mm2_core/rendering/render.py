@@ -27,6 +27,7 @@ from collections import OrderedDict
 from mm2_core.config import names
 from mm2_core.config.config_values import text
 from mm2_core.config.problems import ERROR, WARN, ConfigError, problem as Problem, without_shadowed_warnings
+from mm2_core.connect import live
 from mm2_core.formats import javaprops
 from mm2_core.kafka import versions
 from mm2_core.model import keycheck, parse, resolved
@@ -137,7 +138,9 @@ def validate(configurations, kafka_version, local_kafka=None):
     """Every problem (ERROR and WARN) the configurations have for this Kafka version.
 
     Parses and validates the model, then runs the same checks as rendering (with a placeholder
-    host), so the advisor, the REST tool and the agent reject exactly the same input.
+    host), so the advisor, the REST tool and the agent reject exactly the same input. Connect mode's own
+    settings too (mm2_core.connect.live.config_problems: kafka-mm2-live/flow.settings, the REST listener's
+    protection), which the agent checks at CONFIGURE and APPLY_LIVE_CHANGES.
     """
     topo, collector = parse.parse(configurations, kafka_version, local_kafka)
     if collector.has_errors or topo is None:
@@ -145,6 +148,7 @@ def validate(configurations, kafka_version, local_kafka=None):
     topo.problems = collector.problems
     problems = list(collector.problems)
     problems.extend(check_rendering(topo, "mm2-host.invalid"))
+    problems.extend(live.config_problems(configurations, topo))
     return _unique(without_shadowed_warnings(problems))
 
 
