@@ -21,14 +21,16 @@ from mm2_ambari.errors import BadInput, OperationFailed
 STEPS = ("gate", "flow", "groups", "verify", "record")
 FAILBACK_STEPS = ("reverse", "gate", "groups", "verify", "restore", "record")
 STATE_DIR_ENV = "MM2_AMBARI_STATE_DIR"
+# what a failback's state records when the operator failed over by hand (--without-failover)
+WITHOUT_FAILOVER = "no recorded failover: --without-failover (failed over by hand)"
 
 
 def parse_flow(text):
     value = (text or "").replace(" ", "")
     source, sep, target = value.partition("->")
     if not sep or not source or not target or "->" in target or source == target:
-        raise BadInput("--flow %r: give it as SOURCE->TARGET with two different cluster aliases, quoted "
-                       "('A->B': unquoted, the shell reads > as a redirect)" % (text,))
+        raise BadInput("--flow '%s': give it as SOURCE->TARGET with two different cluster aliases, quoted "
+                       "(--flow 'A->B': unquoted, the shell reads > as a redirect)" % (text or "",))
     return source, target
 
 
@@ -481,7 +483,10 @@ class Failback(Plan):
                                                                         self.original))
 
     def title(self):
-        return "Failback %s (reverse flow %s, %s policy)" % (self.original, self.flow, self.opts["policy"])
+        after = self.opts.get("failover")
+        return "Failback %s (reverse flow %s, %s policy)%s" % (self.original, self.flow, self.opts["policy"], (
+            "; after the failover recorded in %s" % after if after and after != WITHOUT_FAILOVER else
+            "; %s" % after if after else ""))
 
     def _check_state(self, data):
         if data is not None and data.get("original") not in (None, self.original):
@@ -491,7 +496,8 @@ class Failback(Plan):
 
     def _fresh_state(self):
         data = Plan._fresh_state(self)
-        data.update({"original": self.original, "policy": self.opts["policy"], "restore": self.opts["restore"]})
+        data.update({"original": self.original, "policy": self.opts["policy"], "restore": self.opts["restore"],
+                     "failover": self.opts.get("failover")})
         return data
 
     def _flows_during(self):
@@ -611,19 +617,31 @@ class Failback(Plan):
             ", ".join("%s %s" % kv for kv in sorted(data["reread"].items())) or "none"), "done"
 
 
-def boundary_from(failover_state_path, original):
-    """{"topic-p": offset} the failover of `original` recorded on its target when it moved the groups."""
+def failover_done(failover_state_path, original):
+    """The state of the failover of `original` that moved its groups, read from its state file; BadInput naming
+    the file and how to proceed otherwise (failback refuses to run without it, under either policy)."""
     state = StateFile(failover_state_path)
     data = state.load()
+    override = "or, if you failed %s over by hand, --without-failover (prefixed policy only)" % original
     if data is None:
-        raise BadInput("failover state file %s does not exist: give --failover-state FILE of the failover of %s"
-                       % (failover_state_path, original))
+        raise BadInput("failover state file %s does not exist: no failover of %s by mm2-ambari is recorded there. "
+                       "Give --failover-state FILE of the failover of %s, %s" % (failover_state_path, original,
+                                                                              original, override))
     if data.get("kind") != "failover" or data.get("flow") != original:
         raise BadInput("state file %s is of %s %s, not of the failover of %s: give --failover-state FILE of that "
                        "failover" % (failover_state_path, data.get("kind"), data.get("flow"), original))
-    if data.get("steps", {}).get("groups", {}).get("status") != "done" or not data.get("target_ends"):
-        raise BadInput("the failover of %s in %s has not moved its groups (or recorded no end offsets of its "
-                       "target): finish it first (run it again), then fail back" % (original, failover_state_path))
+    if data.get("steps", {}).get("groups", {}).get("status") != "done":
+        raise BadInput("the failover of %s in %s has not moved its groups: finish it first (run it again), then "
+                       "fail back" % (original, failover_state_path))
+    return data
+
+
+def boundary_from(failover_state_path, original):
+    """{"topic-p": offset} the failover of `original` recorded on its target when it moved the groups."""
+    data = failover_done(failover_state_path, original)
+    if not data.get("target_ends"):
+        raise BadInput("the failover of %s in %s recorded no end offsets of its target: finish it first (run it "
+                       "again), then fail back" % (original, failover_state_path))
     return dict(data["target_ends"]), dict(data.get("source_next") or {})
 
 

@@ -6,7 +6,7 @@ import argparse
 import json
 
 from mm2_core.host import cutover
-from mm2_ambari import dr
+from mm2_ambari import dr, flows
 from mm2_ambari.errors import BadInput, OperationFailed
 from mm2_ambari import rest_cmds
 
@@ -82,8 +82,12 @@ def register(subparsers):
                    help="after the groups moved back: original = run only A->B again; reverse = keep the reverse "
                         "flow running (prefixed: both directions; identity: B->A only)")
     p.add_argument("--failover-state", metavar="FILE",
-                   help="state file of the failover of --flow (identity policy: where B->A starts; default "
+                   help="state file of the failover of --flow: failback refuses to run without a failover that "
+                        "moved its groups (identity policy: also where B->A starts; default "
                         "~/.mm2-ambari/failover-<cluster>-<flow>.json)")
+    p.add_argument("--without-failover", action="store_true",
+                   help="you failed over by hand, without `mm2-ambari failover`: fail back with no failover state "
+                        "(prefixed policy only; recorded in the failback's state file)")
     _plan_arguments(p, "failback")
     p.set_defaults(func=rest_cmds._command(_failback))
 
@@ -112,6 +116,7 @@ def options(args):
 
 def _check(ctx, args):
     opts = options(args)
+    flows.check(ctx, args.flow.replace(" ", ""))
     ready, reports = dr.cutover_check(dr.AmbariBackend(ctx), args.flow.replace(" ", ""), opts["groups"],
                                       opts["thresholds"], ctx.say if not args.json else (lambda m: None))
     if args.json:
@@ -124,6 +129,7 @@ def _failover(ctx, args):
     if not opts["groups"]:
         raise BadInput("failover needs --groups g1,g2: the consumer groups to move to the target")
     flow = args.flow.replace(" ", "")
+    flows.check(ctx, flow)
     state = dr.StateFile(args.state_file or dr.default_state_path(ctx.cluster, flow))
     return dr.Failover(dr.AmbariBackend(ctx), flow, opts, state, ctx.say).run(dry_run=args.dry_run)
 
@@ -135,15 +141,37 @@ def failback_options(args, policy, cluster):
         raise BadInput("failback needs --groups g1,g2: the consumer groups to move back to %s" % dr.parse_flow(
             args.flow)[0])
     opts.update({"policy": policy, "restore": args.restore, "boundary": None, "not_after": None})
+    flow = args.flow.replace(" ", "")
+    if getattr(args, "without_failover", False):
+        if args.failover_state:
+            raise BadInput("--without-failover and --failover-state contradict each other: give the failover's "
+                           "state file, or --without-failover if there was no failover by mm2-ambari")
+        if policy == "identity":
+            raise BadInput("--without-failover: under the identity policy the reverse flow %s must start where %s "
+                           "stopped writing to %s, which only a failover by mm2-ambari records (its state file): "
+                           "give --failover-state FILE; after a failover by hand, seed the reverse flow yourself "
+                           "(`mm2-ambari flow seed`) and move the groups with `failover --flow '%s'`"
+                           % (_reverse(flow), flow, dr.parse_flow(flow)[0], _reverse(flow)))
+        opts["failover"] = dr.WITHOUT_FAILOVER
+        return opts
+    path = args.failover_state or dr.default_state_path(cluster, flow)
     if policy == "identity":
-        flow = args.flow.replace(" ", "")
-        opts["boundary"], opts["not_after"] = dr.boundary_from(
-            args.failover_state or dr.default_state_path(cluster, flow), flow)
+        opts["boundary"], opts["not_after"] = dr.boundary_from(path, flow)
+    else:
+        dr.failover_done(path, flow)
+    opts["failover"] = path
     return opts
+
+
+def _reverse(flow):
+    source, target = dr.parse_flow(flow)
+    return "%s->%s" % (target, source)
 
 
 def _failback(ctx, args):
     flow = args.flow.replace(" ", "")
+    dr.parse_flow(flow)
+    flows.check(ctx, flow, also=[_reverse(flow)])   # a resumed failback may have made B->A the only flow
     backend = dr.AmbariBackend(ctx)
     opts = failback_options(args, backend.policy(), ctx.cluster)
     state = dr.StateFile(args.state_file or dr.default_state_path(ctx.cluster, flow, "failback"), "failback")
@@ -155,6 +183,7 @@ def _drill(ctx, args):
     dr.parse_flow(flow)
     if args.records < 1:
         raise BadInput("--records must be at least 1")
+    flows.check(ctx, flow)
     if args.dry_run:
         ctx.say("dry run: would run %s for %s on %s, %d record(s) each" % (
             "DRILL", ", ".join(args.groups), flow, args.records))

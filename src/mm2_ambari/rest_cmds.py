@@ -97,7 +97,7 @@ def register(subparsers):
                                           "seed moves where the flow copies from (FLOW_SEED): through Connect's "
                                           "offsets API on a running worker (Kafka 3.6+), else before it starts.")
     p.add_argument("action", choices=sorted(names.FLOW_COMMANDS), help="what to do with the flow")
-    p.add_argument("--flow", required=True, metavar="SOURCE->TARGET", help="the flow, e.g. --flow A->B")
+    p.add_argument("--flow", required=True, metavar="SOURCE->TARGET", help="the flow, quoted: --flow 'A->B'")
     p.add_argument("--at", choices=["end"], help="seed: the source's end offsets now (skip what is not copied yet)")
     p.add_argument("--offsets", metavar="TOPIC-P=NEXT,...",
                    help="seed: the next source offset to copy per partition, e.g. orders-0=0,orders-1=0 (replay)")
