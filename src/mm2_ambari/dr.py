@@ -68,8 +68,12 @@ class StateFile(object):
 
     def acquire(self):
         directory = os.path.dirname(os.path.abspath(self.path))
-        os.makedirs(directory, mode=0o700, exist_ok=True)
-        fh = open(self.path + ".lock", "a+")
+        try:
+            os.makedirs(directory, mode=0o700, exist_ok=True)
+            fh = open(self.path + ".lock", "a+")
+        except OSError as exc:
+            raise BadInput("state file %s: cannot create its lock file %s.lock (%s); give --state-file FILE in a "
+                           "directory you can write" % (self.path, self.path, exc.strerror or exc))
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -98,18 +102,30 @@ class StateFile(object):
                 self.data = json.load(fh)
         except FileNotFoundError:
             self.data = None
+        except IsADirectoryError:
+            raise BadInput("state file %s is a directory: give the path of the state file (a JSON file)" % self.path)
+        except OSError as exc:
+            raise BadInput("state file %s: cannot read it (%s); give a file you can read" % (
+                self.path, exc.strerror or exc))
         except ValueError as exc:
             raise BadInput("state file %s is not JSON (%s): move it away to start over" % (self.path, exc))
         return self.data
 
     def save(self):
         tmp = "%s.tmp-%d" % (self.path, os.getpid())
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as fh:
-            json.dump(self.data, fh, indent=1, sort_keys=True)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.rename(tmp, self.path)
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w") as fh:
+                json.dump(self.data, fh, indent=1, sort_keys=True)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.rename(tmp, self.path)
+        except OSError as exc:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise BadInput("state file %s: cannot write it (%s); what already ran is printed above. Free the "
+                           "path (or give --state-file FILE) and run the same command again" % (
+                               self.path, exc.strerror or exc))
 
 
 # ---------------------------------------------------------------- which flows run (simple mode)
@@ -310,8 +326,8 @@ class Plan(object):
                 except _StepFailed as exc:
                     ok, detail, status = False, str(exc), "failed"
                 self.state.data["steps"][name] = {"status": status, "at": self.clock(), "detail": detail}
+                self.say("  %s: %s: %s" % (name, status, detail))   # printed first: a failed save loses nothing
                 self.state.save()
-                self.say("  %s: %s: %s" % (name, status, detail))
                 if not ok:
                     raise OperationFailed("%s %s stopped at step %s: %s. Fix that and run the same command "
                                           "again: it resumes there (state: %s)" % (self.KIND, self.flow, name, detail,
@@ -695,7 +711,6 @@ def drill(backend, flow, groups, records, history, say, clock=time.time):
     entry = {"at": clock(), "flow": flow, "records": records, "ok": result.ok, "groups": out.get("groups") or {},
              "problems": out.get("problems") or [], "unreplicated_records": out.get("unreplicated_records"),
              "rpo_seconds": out.get("rpo_seconds")}
-    append_history(history, entry)
     last = previous[-1] if previous else None
     for group, g in sorted(entry["groups"].items()):
         before = ((last or {}).get("groups") or {}).get(group) or {}
@@ -709,5 +724,11 @@ def drill(backend, flow, groups, records, history, say, clock=time.time):
         say("! " + problem)
     if not out:
         say("DRILL gave no result: %s" % result.output.strip()[-1500:])
+    try:   # after the result is printed: a local write that fails never loses what Ambari answered
+        append_history(history, entry)
+    except OSError as exc:
+        raise BadInput("history file %s: cannot write it (%s): the drill ran in Ambari and its result is printed "
+                       "above, but it is not recorded; fix the path (or give --history FILE) before the next drill"
+                       % (history, exc.strerror or exc))
     say("drill %d of %s recorded in %s" % (len(previous) + 1, flow, history))
     return 0 if result.ok and not entry["problems"] else 1

@@ -6,7 +6,7 @@ import argparse
 import json
 
 from mm2_core.host import cutover
-from mm2_ambari import dr, flows
+from mm2_ambari import dr, flows, inputs
 from mm2_ambari.errors import BadInput, OperationFailed
 from mm2_ambari import rest_cmds
 
@@ -24,8 +24,10 @@ def _threshold_help():
 
 def _plan_arguments(p, kind):
     """The options failover and failback share: the gate's wait, the verify step, the state file."""
-    p.add_argument("--gate-timeout", type=float, default=600.0, metavar="S", help="wait this long for READY (600)")
-    p.add_argument("--gate-interval", type=float, default=15.0, metavar="S", help="between two checks (15)")
+    p.add_argument("--gate-timeout", type=rest_cmds._positive, default=600.0, metavar="S",
+                   help="wait this long for READY (600)")
+    p.add_argument("--gate-interval", type=rest_cmds._positive, default=15.0, metavar="S",
+                   help="between two checks (15)")
     p.add_argument("--no-verify", action="store_true", help="skip the mm2-verify step (no Spark on the drivers)")
     p.add_argument("--state-file", help="progress file (default ~/.mm2-ambari/%s-<cluster>-<flow>.json, "
                                         "or $%s)" % (kind, dr.STATE_DIR_ENV))
@@ -99,15 +101,14 @@ def register(subparsers):
                                           "appends the run to a history file (JSON lines).")
     p.add_argument("--flow", required=True, help="the flow, quoted: 'A->B'")
     p.add_argument("--groups", type=_groups, required=True, help="consumer groups to rehearse (g1,g2)")
-    p.add_argument("--records", type=int, default=100, metavar="N", help="records to read per group (100)")
+    p.add_argument("--records", type=rest_cmds._positive_int, default=100, metavar="N",
+                   help="records to read per group (100)")
     p.add_argument("--history", help="history file (default ~/.mm2-ambari/drills-<cluster>-<flow>.jsonl)")
     p.set_defaults(func=rest_cmds._command(_drill))
 
 
 def options(args):
     dr.parse_flow(args.flow)
-    if getattr(args, "gate_timeout", 1) < 0:
-        raise BadInput("--gate-timeout must be >= 0")
     return {"groups": list(args.groups), "stop_flow": bool(getattr(args, "stop_flow", False)),
             "source_down": bool(getattr(args, "source_down", False)),
             "gate_timeout": getattr(args, "gate_timeout", 0), "gate_interval": getattr(args, "gate_interval", 15),
@@ -129,8 +130,9 @@ def _failover(ctx, args):
     if not opts["groups"]:
         raise BadInput("failover needs --groups g1,g2: the consumer groups to move to the target")
     flow = args.flow.replace(" ", "")
+    path = _state_path(args.state_file, "--state-file", dr.default_state_path(ctx.cluster, flow))
     flows.check(ctx, flow)
-    state = dr.StateFile(args.state_file or dr.default_state_path(ctx.cluster, flow))
+    state = dr.StateFile(path)
     return dr.Failover(dr.AmbariBackend(ctx), flow, opts, state, ctx.say).run(dry_run=args.dry_run)
 
 
@@ -163,6 +165,19 @@ def failback_options(args, policy, cluster):
     return opts
 
 
+def _state_path(given, flag, default):
+    """The file a command will write (given by `flag`, else its default under the state directory), checked
+    before any request: a given file's directory must exist, the default directory is created."""
+    if given:
+        inputs.check_file_to_write(given, flag)
+        return given
+    try:
+        inputs.check_file_to_write(default, "%s (default)" % flag, create_dir=True)
+    except BadInput as exc:
+        raise BadInput("%s; the default directory is $%s, else ~/.mm2-ambari" % (exc, dr.STATE_DIR_ENV))
+    return default
+
+
 def _reverse(flow):
     source, target = dr.parse_flow(flow)
     return "%s->%s" % (target, source)
@@ -171,22 +186,21 @@ def _reverse(flow):
 def _failback(ctx, args):
     flow = args.flow.replace(" ", "")
     dr.parse_flow(flow)
+    path = _state_path(args.state_file, "--state-file", dr.default_state_path(ctx.cluster, flow, "failback"))
     flows.check(ctx, flow, also=[_reverse(flow)])   # a resumed failback may have made B->A the only flow
     backend = dr.AmbariBackend(ctx)
     opts = failback_options(args, backend.policy(), ctx.cluster)
-    state = dr.StateFile(args.state_file or dr.default_state_path(ctx.cluster, flow, "failback"), "failback")
+    state = dr.StateFile(path, "failback")
     return dr.Failback(backend, flow, opts, state, ctx.say).run(dry_run=args.dry_run)
 
 
 def _drill(ctx, args):
     flow = args.flow.replace(" ", "")
     dr.parse_flow(flow)
-    if args.records < 1:
-        raise BadInput("--records must be at least 1")
+    history = _state_path(args.history, "--history", dr.default_history_path(ctx.cluster, flow))
     flows.check(ctx, flow)
     if args.dry_run:
         ctx.say("dry run: would run %s for %s on %s, %d record(s) each" % (
             "DRILL", ", ".join(args.groups), flow, args.records))
         return 0
-    history = args.history or dr.default_history_path(ctx.cluster, flow)
     return dr.drill(dr.AmbariBackend(ctx), flow, args.groups, args.records, history, ctx.say)

@@ -125,7 +125,7 @@ def _common_parser():
     g.add_argument("--insecure", action="store_true", help="do not verify Ambari's TLS certificate (unsafe)")
     g.add_argument("--connect-timeout", type=_positive, default=10.0, metavar="S", help="default 10")
     g.add_argument("--read-timeout", type=_positive, default=60.0, metavar="S", help="default 60")
-    g.add_argument("--retries", type=int, default=6, metavar="N",
+    g.add_argument("--retries", type=_non_negative_int, default=6, metavar="N",
                    help="retries on connection errors, with exponential backoff (default 6)")
     g.add_argument("--retry-backoff", type=_non_negative, default=1.0, metavar="S",
                    help="first backoff delay, doubled each retry up to 30 s (default 1)")
