@@ -1,6 +1,6 @@
 """Entry point of `mm2-ambari`. Each subcommand module registers itself here.
 
-Exit codes (for pipelines): 0 ok, 1 the operation failed, 2 bad input.
+Exit codes (for pipelines): 0 ok, 1 the operation failed, 2 bad input, 130 interrupted (Ctrl-C).
 """
 import argparse
 import difflib
@@ -8,6 +8,7 @@ import importlib
 import os
 import sys
 
+from mm2_ambari.errors import EXIT_INTERRUPTED
 from mm2_ambari.version import tools_version
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -101,6 +102,10 @@ def main(argv=None):
         return EXIT_BAD_INPUT
     try:
         return args.func(args)
+    except KeyboardInterrupt:   # the Ambari commands say what they had sent (rest_cmds.interrupted_line)
+        sys.stderr.write("mm2-ambari %s: interrupted; nothing was sent to Ambari, and no file is left half-written "
+                         "(each is written whole or not at all)\n" % args.command)
+        return EXIT_INTERRUPTED
     except Exception as exc:  # a bug: one masked line, the stack trace only when asked for
         if os.environ.get("MM2_AMBARI_TRACEBACK"):
             raise

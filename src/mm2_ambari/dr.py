@@ -121,11 +121,12 @@ class StateFile(object):
                 os.fsync(fh.fileno())
             os.rename(tmp, self.path)
         except OSError as exc:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
             raise BadInput("state file %s: cannot write it (%s); what already ran is printed above. Free the "
                            "path (or give --state-file FILE) and run the same command again" % (
                                self.path, exc.strerror or exc))
+        finally:   # an error or Ctrl-C leaves the previous complete state, no temporary file
+            if os.path.exists(tmp):
+                os.unlink(tmp)
 
 
 # ---------------------------------------------------------------- which flows run (simple mode)

@@ -27,7 +27,7 @@ from mm2_core.config import names
 from mm2_core.formats import javaprops
 from mm2_core.host import kafka_tools
 from mm2_ambari import mm1_mapping, mm1_offsets
-from mm2_ambari.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, BadInput, OperationFailed
+from mm2_ambari.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, BadInput, OperationFailed
 
 TOOL_TIMEOUT = 120
 
@@ -259,10 +259,14 @@ class _Lines(object):
 def _write_private(path, text):
     tmp = path + ".tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    finally:   # an error or Ctrl-C leaves no half-written secrets file
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 def _plain(value):
@@ -380,6 +384,11 @@ def run_seed(args):
     except OperationFailed as exc:
         rest_cmds.report(sys.stderr, exc)
         return EXIT_FAILED
+    except KeyboardInterrupt:   # the tool it ran is stopped with it (subprocess.run kills it)
+        sys.stderr.write("mm2-ambari seed-from-mm1: interrupted; positions already written to MM2's offsets topic "
+                         "stay, and running the same command again writes only what is missing (--dry-run shows "
+                         "it)\n")
+        return EXIT_INTERRUPTED
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     if args.json:

@@ -95,7 +95,7 @@ def _write(path, text, mode):
     try:
         with os.fdopen(fd, "w") as fh:
             fh.write(text)
-    except Exception:
+    except BaseException:   # Ctrl-C too: no half-written file is left
         os.unlink(tmp)
         raise
     os.chmod(tmp, mode)

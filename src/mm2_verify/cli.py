@@ -146,6 +146,14 @@ def _preflight(job_args, job_argv):
 
 
 def main(argv=None):
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:   # the job itself reports an interrupted comparison (mm2_verify_job.job.run)
+        sys.stderr.write("mm2-verify: interrupted before the verification started; nothing was written\n")
+        return job.EXIT_INTERRUPTED
+
+
+def _main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["demo"]:
         from mm2_verify import demo

@@ -17,6 +17,7 @@ from mm2_core.kafka import replication_policy as _policy
 
 REPORT_VERSION = 1
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_RUNTIME = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130   # Ctrl-C, as a shell reports a SIGINT
 
 # Spark's Kafka source schema (KafkaRecordToRowConverter.kafkaSchema(includeHeaders=true)).
 KAFKA_COLUMNS = (
