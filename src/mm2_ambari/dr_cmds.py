@@ -69,7 +69,7 @@ def register(subparsers):
     p.set_defaults(func=rest_cmds._command(_failover))
 
     p = subparsers.add_parser("failback", parents=[common, conn_file, gate],
-                              help="after a failover of --flow A->B: reverse it, move the groups back to A, verify, "
+                              help="after a failover of --flow 'A->B': reverse it, move the groups back to A, verify, "
                                    "restore (resumable)",
                               description="--flow is the flow that was failed over (A->B). Steps: run the reverse "
                                           "flow B->A (prefixed policy: beside A->B, MM2 never copies a topic back "
