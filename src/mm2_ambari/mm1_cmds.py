@@ -341,7 +341,7 @@ class Tools(object):
         env["LOG_DIR"] = os.path.join(self.dir, "logs")
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
                                 text=True, env=env, start_new_session=True)
-        chunks, finished = [], threading.Event()
+        chunks, finished, reader = [], threading.Event(), None
 
         def pump():
             for line in proc.stdout:
@@ -349,20 +349,23 @@ class Tools(object):
                 if done(line):
                     break
             finished.set()
-        reader = threading.Thread(target=pump, daemon=True)
-        reader.start()
-        finished.wait(timeout)
-        if proc.poll() is None:
-            try:
-                os.killpg(proc.pid, signal.SIGTERM)
-                proc.wait(10)
-            except (OSError, subprocess.TimeoutExpired):
+        try:
+            reader = threading.Thread(target=pump, daemon=True)
+            reader.start()
+            finished.wait(timeout)
+        finally:   # Ctrl-C too: the tool runs in its own session, so only this stops it
+            if proc.poll() is None:
                 try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except OSError:
-                    pass
-                proc.wait(10)
-        reader.join(5)
+                    os.killpg(proc.pid, signal.SIGTERM)
+                    proc.wait(10)
+                except (OSError, subprocess.TimeoutExpired):
+                    try:
+                        os.killpg(proc.pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                    proc.wait(10)
+            if reader is not None:
+                reader.join(5)
         return "".join(chunks)
 
 

@@ -193,3 +193,37 @@ def test_numbers_are_checked_naming_the_flag(tmp_path):
     c, p = files(tmp_path)
     result, _ = run_import(tmp_path, cmd(c, p), "--instances", "0")
     assert result.returncode == 2 and "argument --instances: must be >= 1" in result.stderr
+
+
+def test_ctrl_c_while_a_kafka_tool_reads_stops_the_tool(tmp_path, monkeypatch):
+    """seed-from-mm1 runs Kafka's readers in their own session (a terminal's Ctrl-C does not reach them): an
+    interrupted read must stop the reader itself, leaving no process behind."""
+    import threading
+    from mm2_ambari import mm1_cmds
+    home = tmp_path / "kafka"
+    (home / "bin").mkdir(parents=True)
+    for tool in ("kafka-consumer-groups.sh", "kafka-get-offsets.sh"):
+        (home / "bin" / tool).write_text("")
+    tools = mm1_cmds.Tools(str(home), str(tmp_path))
+    pid_file = tmp_path / "pid"
+
+    class Interrupted(threading.Event):
+        def wait(self, timeout=None):
+            while not pid_file.exists() or not pid_file.read_text().strip():
+                threading.Event().wait(0.01)   # the reader has started
+            raise KeyboardInterrupt()
+    import types
+    monkeypatch.setattr(mm1_cmds, "threading", types.SimpleNamespace(Event=Interrupted, Thread=threading.Thread))
+    try:
+        tools.read_until(["sh", "-c", "echo $$ > %s; exec sleep 60" % pid_file], lambda line: False, timeout=30)
+    except KeyboardInterrupt:
+        pass
+    else:
+        raise AssertionError("the interrupt was swallowed")
+    pid = int(pid_file.read_text())
+    try:
+        os.kill(pid, 0)
+        alive = open("/proc/%d/stat" % pid).read().split()[2] != "Z"
+    except (OSError, IOError):
+        alive = False
+    assert not alive
