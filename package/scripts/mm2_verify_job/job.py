@@ -72,7 +72,7 @@ def build_parser():
         prog="mm2-verify", description="Verify that a MirrorMaker 2 flow lost nothing and kept per-key order.",
         epilog="Exit status: 0 ok, 1 loss or disorder found, 2 bad input, 3 the job could not run.")
     what = parser.add_argument_group("what to compare")
-    what.add_argument("--flow", help="SOURCE->TARGET cluster aliases, e.g. primary->backup")
+    what.add_argument("--flow", help="SOURCE->TARGET cluster aliases, quoted: --flow 'primary->backup'")
     what.add_argument("--policy", choices=POLICIES, default="prefixed",
                       help="replication policy: prefixed (A.topic, default) or identity (same name)")
     what.add_argument("--separator", default=".", help="replication.policy.separator (default '.')")

@@ -123,8 +123,8 @@ def parse_flow(text):
     """'A->B' -> ('A', 'B')."""
     parts = [p.strip() for p in str(text).split("->")]
     if len(parts) != 2 or not all(re.match(r"^[A-Za-z0-9_\-]+$", p) for p in parts) or parts[0] == parts[1]:
-        raise BadInput("--flow %r: expected SOURCE->TARGET with two different cluster aliases, "
-                       "e.g. primary->backup" % (text,))
+        raise BadInput("--flow '%s': expected SOURCE->TARGET with two different cluster aliases, quoted: "
+                       "--flow 'primary->backup' (unquoted, the shell reads > as a redirect)" % (text,))
     return parts[0], parts[1]
 
 
