@@ -182,3 +182,16 @@ def test_broken_live_flow_settings_are_refused_in_the_validators_words(site, gua
     assert "line 2 (A->C.topics = x): no flow A->C in this topology" in run.output
     assert "('ERROR'" not in run.output
     assert read(props) == before
+
+
+def test_connect_mode_configure_writes_the_worker_files_render_previews(site, guard):
+    """The worker and its secrets come from mm2_core.connect.connect_mode.rendered_files, which
+    `mm2-ambari render` previews too: the same files, the same modes."""
+    from mm2_core.connect import connect_mode
+    driver = Driver(site)
+    ok(driver.run("CONFIGURE", env={"mm2_run_mode": "connect"},
+                  configurations={names.LIVE: {"flow.settings": "A->B.tasks.max = 3"}}))
+    worker = os.path.join(driver.conf_dir, connect_mode.WORKER_FILE)
+    secrets = os.path.join(driver.conf_dir, connect_mode.SECRETS_FILE)
+    assert "group.id=mm2-connect" in read(worker) and mode(worker) in (0o640, 0o600)
+    assert mode(secrets) == 0o600

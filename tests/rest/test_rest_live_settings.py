@@ -92,3 +92,30 @@ def test_render_refuses_broken_live_lines_and_writes_nothing(tmp_path, capsys):
     assert code == 2, err
     _assert_named(err)
     assert not out.exists()
+
+
+def test_render_in_connect_mode_previews_the_worker_and_each_connector(tmp_path, capsys):
+    """What a connect-mode driver runs: the worker file and its secrets (connect_mode.rendered_files, as the agent
+    writes them), each connector's configuration with the live settings over it; not the dedicated launcher's
+    properties."""
+    from mm2_ambari import cli
+    from mm2_core.connect import connect_mode
+    configs = {names.CLUSTERS: {"source.alias": "dc1", "source.bootstrap.servers": "k1.dc1.example.com:9092",
+                                "target.alias": "dc2", "target.bootstrap.servers": "k1.dc2.example.com:9092"},
+               names.ENV: {"mm2_run_mode": "connect"},
+               names.LIVE: {"flow.settings": "dc1->dc2.tasks.max = 3\ndc1->dc2.topics = orders.*"}}
+    path = tmp_path / "configs.json"
+    path.write_text(json.dumps(configs))
+    out = tmp_path / "out"
+    code = cli.main(["render", "--configs", str(path), "--kafka-version", "3.7.1", "--out", str(out),
+                     "--host", "mm2-1.example.com"])
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    assert sorted(p.name for p in out.iterdir()) == sorted([
+        connect_mode.WORKER_FILE, connect_mode.SECRETS_FILE, "connectors.json", "mm2-env.sh", "log4j.properties"])
+    connectors = json.loads((out / "connectors.json").read_text())
+    source = connectors["dc1->dc2.MirrorSourceConnector"]
+    assert (source["tasks.max"], source["topics"]) == ("3", "orders.*")   # the live settings, as the agent applies them
+    assert "group.id=mm2-connect" in (out / connect_mode.WORKER_FILE).read_text()
+    assert "start: connect-distributed.sh /etc/kafka-mm2/conf/connect-distributed.properties, then each connector " \
+           "of connectors.json is PUT to http://127.0.0.1:8093/connectors/NAME/config" in printed
