@@ -20,6 +20,7 @@ from resource_management.core.resources.system import Execute, File
 from mm2_core.connect import connect_mode, connect_rest, flow_control, live, rest_security
 from mm2_core.formats.text import native, text
 from mm2_core.host import process
+from mm2_core.rendering import render
 
 HEALER_SCRIPT = "mm2_healer.py"
 HEALER_PID_FILE = "mm2-healer.pid"
@@ -76,7 +77,7 @@ def add_files(params, rendering):
     if missing:
         from mm2_core.config.problems import ConfigError
         raise ConfigError([missing])
-    rendering.files.extend(connect_mode.rendered_files(connect_plan, rendering.version, security(params),
+    rendering.files.extend(render.connect_files(connect_plan, rendering.version, security(params),
                                                        params.mm2_conf_dir))
     rendering.connect_plan = connect_plan
     return connect_plan

@@ -92,7 +92,7 @@ def _problem_text(problem):
 
 def _connect_preview(configurations, rendering, host, conf_dir):
     """Connect mode (kafka-mm2-env/mm2_run_mode=connect): (the files the driver writes and runs, ConnectPlan): the
-    worker, its secrets and REST files (mm2_core.connect.connect_mode, as the agent renders them), mm2-env.sh and
+    worker, its secrets and REST files (mm2_core.rendering.render.connect_files, as the agent renders them), mm2-env.sh and
     log4j, not the dedicated launcher's properties; None in dedicated mode. ConfigError as the agent's CONFIGURE."""
     if connect_mode.run_mode(configurations) != connect_mode.CONNECT:
         return None
@@ -108,7 +108,7 @@ def _connect_preview(configurations, rendering, host, conf_dir):
                              security=security)
     dedicated = (render.PROPERTIES_FILE, render.SECRETS_FILE)
     files = [f for f in rendering.files if f.name not in dedicated]
-    return files + connect_mode.rendered_files(plan, rendering.version, security, conf_dir), plan
+    return files + render.connect_files(plan, rendering.version, security, conf_dir), plan
 
 
 def _write(path, text, mode):

@@ -185,7 +185,7 @@ def test_broken_live_flow_settings_are_refused_in_the_validators_words(site, gua
 
 
 def test_connect_mode_configure_writes_the_worker_files_render_previews(site, guard):
-    """The worker and its secrets come from mm2_core.connect.connect_mode.rendered_files, which
+    """The worker and its secrets come from mm2_core.rendering.render.connect_files, which
     `mm2-ambari render` previews too: the same files, the same modes."""
     from mm2_core.connect import connect_mode
     driver = Driver(site)

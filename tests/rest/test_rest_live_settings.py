@@ -95,7 +95,7 @@ def test_render_refuses_broken_live_lines_and_writes_nothing(tmp_path, capsys):
 
 
 def test_render_in_connect_mode_previews_the_worker_and_each_connector(tmp_path, capsys):
-    """What a connect-mode driver runs: the worker file and its secrets (connect_mode.rendered_files, as the agent
+    """What a connect-mode driver runs: the worker file and its secrets (render.connect_files, as the agent
     writes them), each connector's configuration with the live settings over it; not the dedicated launcher's
     properties."""
     from mm2_ambari import cli

@@ -261,31 +261,6 @@ def connector_diff(current, wanted):
     return create, update, delete
 
 
-def rendered_files(connect_plan, version, security, conf_dir):
-    """The files connect mode adds to a host's rendering ([mm2_core.rendering.render.RenderedFile]): the worker, the
-    connectors' secrets and, with HTTPS, the REST listener's Basic auth files. The agent writes them at CONFIGURE;
-    `mm2-ambari render` previews them (one source for both)."""
-    import os
-    from mm2_core.connect import rest_security
-    from mm2_core.formats import javaprops
-    from mm2_core.rendering import render
-    header = ("Kafka Connect worker of MirrorMaker 2 (connect mode) rendered by Ambari for Kafka %s, target %s.\n"
-              "Do not edit: Ambari rewrites it." % (version, connect_plan.target))
-    mode = render.SECRET_MODE if connect_plan.worker_has_secret else render.PLAIN_MODE
-    files = [render.RenderedFile(WORKER_FILE, javaprops.dumps(connect_plan.worker, header), mode,
-                                 connect_plan.worker_has_secret),
-             render.RenderedFile(SECRETS_FILE, javaprops.dumps(connect_plan.secrets,
-                                                               "Secrets of the MM2 connectors (Ambari)."),
-                                 render.SECRET_MODE, True)]
-    if security.tls:   # Connect's PropertyFileLoginModule reads user=password; both files 0600 (the worker's user)
-        credentials = os.path.join(conf_dir, rest_security.CREDENTIALS_FILE)
-        files.append(render.RenderedFile(rest_security.CREDENTIALS_FILE, javaprops.dumps(
-            security.credentials_items(), "Connect REST Basic auth (Ambari)."), render.SECRET_MODE, True))
-        files.append(render.RenderedFile(rest_security.JAAS_FILE, security.jaas_text(credentials),
-                                         render.SECRET_MODE, False))
-    return files
-
-
 def run_mode(configurations):
     """kafka-mm2-env/mm2_run_mode of a {type: {name: value}} map (dedicated when unset)."""
     from mm2_core.config import names

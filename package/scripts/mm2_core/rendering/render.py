@@ -128,6 +128,27 @@ def render_topology(topology, hostname, conf_dir):
     return _finish(answers, builder, hostname, conf_dir, list(topology.problems) + problems)
 
 
+def connect_files(connect_plan, version, security, conf_dir):
+    """The files connect mode adds to a host's rendering: the worker, the connectors' secrets and, with HTTPS, the
+    REST listener's Basic auth files (connect_plan: mm2_core.connect.connect_mode.ConnectPlan; security: its
+    RestSecurity). The agent writes them at CONFIGURE; `mm2-ambari render` previews them (one source for both)."""
+    from mm2_core.connect import connect_mode, rest_security
+    header = ("Kafka Connect worker of MirrorMaker 2 (connect mode) rendered by Ambari for Kafka %s, target %s.\n"
+              "Do not edit: Ambari rewrites it." % (version, connect_plan.target))
+    mode = SECRET_MODE if connect_plan.worker_has_secret else PLAIN_MODE
+    files = [RenderedFile(connect_mode.WORKER_FILE, javaprops.dumps(connect_plan.worker, header), mode,
+                          connect_plan.worker_has_secret),
+             RenderedFile(connect_mode.SECRETS_FILE, javaprops.dumps(connect_plan.secrets,
+                                                                    "Secrets of the MM2 connectors (Ambari)."),
+                          SECRET_MODE, True)]
+    if security.tls:   # Connect's PropertyFileLoginModule reads user=password; both files 0600 (the worker's user)
+        credentials = os.path.join(conf_dir, rest_security.CREDENTIALS_FILE)
+        files.append(RenderedFile(rest_security.CREDENTIALS_FILE, javaprops.dumps(
+            security.credentials_items(), "Connect REST Basic auth (Ambari)."), SECRET_MODE, True))
+        files.append(RenderedFile(rest_security.JAAS_FILE, security.jaas_text(credentials), SECRET_MODE, False))
+    return files
+
+
 def check_rendering(topology, hostname):
     """Problems rendering would report (used by validate)."""
     _, problems = _render_entries(resolved.resolve(topology), hostname)
