@@ -92,8 +92,9 @@ def _problem_text(problem):
 
 def _connect_preview(configurations, rendering, host, conf_dir):
     """Connect mode (kafka-mm2-env/mm2_run_mode=connect): (the files the driver writes and runs, ConnectPlan): the
-    worker, its secrets and REST files (mm2_core.rendering.render.connect_files, as the agent renders them), mm2-env.sh and
-    log4j, not the dedicated launcher's properties; None in dedicated mode. ConfigError as the agent's CONFIGURE."""
+    worker, its secrets and REST files (mm2_core.rendering.render.connect_files, as the agent renders them),
+    mm2-env.sh and log4j, not the dedicated launcher's properties; None in dedicated mode. ConfigError as the
+    agent's CONFIGURE."""
     if connect_mode.run_mode(configurations) != connect_mode.CONNECT:
         return None
     from mm2_core.connect.rest_security import RestSecurity
