@@ -77,18 +77,24 @@ def test_configure_dry_run_refuses_broken_live_lines_before_sending(cli, fake, t
     assert fake.mutating_calls()[before:] == []
 
 
-def test_render_refuses_broken_live_lines_and_writes_nothing(tmp_path, capsys):
+def _render_connect_mode(tmp_path, capsys, live_lines):
+    """`mm2-ambari render` of a connect-mode dc1->dc2 with these live lines: (exit code, stdout, stderr, out dir)."""
     from mm2_ambari import cli
     configs = {names.CLUSTERS: {"source.alias": "dc1", "source.bootstrap.servers": "k1.dc1.example.com:9092",
                                 "target.alias": "dc2", "target.bootstrap.servers": "k1.dc2.example.com:9092"},
                names.ENV: {"mm2_run_mode": "connect"},
-               names.LIVE: {"flow.settings": "\n".join(line for line, _ in BAD_LINES)}}
+               names.LIVE: {"flow.settings": "\n".join(live_lines)}}
     path = tmp_path / "configs.json"
     path.write_text(json.dumps(configs))
     out = tmp_path / "out"
     code = cli.main(["render", "--configs", str(path), "--kafka-version", "3.7.1", "--out", str(out),
                      "--host", "mm2-1.example.com"])
-    err = capsys.readouterr().err
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err, out
+
+
+def test_render_refuses_broken_live_lines_and_writes_nothing(tmp_path, capsys):
+    code, _, err, out = _render_connect_mode(tmp_path, capsys, [line for line, _ in BAD_LINES])
     assert code == 2, err
     _assert_named(err)
     assert not out.exists()
@@ -98,19 +104,10 @@ def test_render_in_connect_mode_previews_the_worker_and_each_connector(tmp_path,
     """What a connect-mode driver runs: the worker file and its secrets (render.connect_files, as the agent
     writes them), each connector's configuration with the live settings over it; not the dedicated launcher's
     properties."""
-    from mm2_ambari import cli
     from mm2_core.connect import connect_mode
-    configs = {names.CLUSTERS: {"source.alias": "dc1", "source.bootstrap.servers": "k1.dc1.example.com:9092",
-                                "target.alias": "dc2", "target.bootstrap.servers": "k1.dc2.example.com:9092"},
-               names.ENV: {"mm2_run_mode": "connect"},
-               names.LIVE: {"flow.settings": "dc1->dc2.tasks.max = 3\ndc1->dc2.topics = orders.*"}}
-    path = tmp_path / "configs.json"
-    path.write_text(json.dumps(configs))
-    out = tmp_path / "out"
-    code = cli.main(["render", "--configs", str(path), "--kafka-version", "3.7.1", "--out", str(out),
-                     "--host", "mm2-1.example.com"])
-    printed = capsys.readouterr().out
-    assert code == 0, printed
+    code, printed, err, out = _render_connect_mode(tmp_path, capsys, ["dc1->dc2.tasks.max = 3",
+                                                                      "dc1->dc2.topics = orders.*"])
+    assert code == 0, err
     assert sorted(p.name for p in out.iterdir()) == sorted([
         connect_mode.WORKER_FILE, connect_mode.SECRETS_FILE, "connectors.json", "mm2-env.sh", "log4j.properties"])
     connectors = json.loads((out / "connectors.json").read_text())
