@@ -18,7 +18,6 @@ from resource_management.core.logger import Logger
 from resource_management.core.resources.system import Execute, File
 
 from mm2_core.connect import connect_mode, connect_rest, flow_control, live, rest_security
-from mm2_core.formats import javaprops
 from mm2_core.formats.text import native, text
 from mm2_core.host import process
 from mm2_core.rendering import render
@@ -51,7 +50,7 @@ def healer_paths(params):
 def plan(params, rendering):
     """The host's ConnectPlan: the dedicated rendering with kafka-mm2-live's per-flow values over it."""
     entries, problems = live.parse(getattr(params, "live_flow_settings", ""), rendering.topology)
-    if problems:
+    if any(p.is_error for p in problems):
         from mm2_core.config.problems import ConfigError
         raise ConfigError(problems)
     properties = live.overlay(rendering.properties, entries)
@@ -78,22 +77,8 @@ def add_files(params, rendering):
     if missing:
         from mm2_core.config.problems import ConfigError
         raise ConfigError([missing])
-    header = ("Kafka Connect worker of MirrorMaker 2 (connect mode) rendered by Ambari for Kafka %s, target %s.\n"
-              "Do not edit: Ambari rewrites it." % (rendering.version, connect_plan.target))
-    mode = render.SECRET_MODE if connect_plan.worker_has_secret else render.PLAIN_MODE
-    rendering.files.append(render.RenderedFile(connect_mode.WORKER_FILE, javaprops.dumps(connect_plan.worker, header),
-                                               mode, connect_plan.worker_has_secret))
-    rendering.files.append(render.RenderedFile(
-        connect_mode.SECRETS_FILE, javaprops.dumps(connect_plan.secrets, "Secrets of the MM2 connectors (Ambari)."),
-        render.SECRET_MODE, True))
-    sec = security(params)
-    if sec.tls:   # Connect's PropertyFileLoginModule reads user=password; both files 0600 (the worker's user)
-        credentials, jaas = rest_files(params)
-        rendering.files.append(render.RenderedFile(
-            rest_security.CREDENTIALS_FILE, javaprops.dumps(sec.credentials_items(), "Connect REST Basic auth (Ambari)."),
-            render.SECRET_MODE, True))
-        rendering.files.append(render.RenderedFile(rest_security.JAAS_FILE, sec.jaas_text(credentials),
-                                                   render.SECRET_MODE, False))
+    rendering.files.extend(render.connect_files(connect_plan, rendering.version, security(params),
+                                                       params.mm2_conf_dir))
     rendering.connect_plan = connect_plan
     return connect_plan
 

@@ -129,6 +129,10 @@ class AmbariClient(object):
                 if _dns_error(exc):
                     raise ConnectionFailed("cannot resolve the Ambari host of %s (%s): check --url / "
                                            "AMBARI_URL / deployment.ambari.url" % (self.base, _short(exc)))
+                if _is_tls_error(exc) and _plain_http_answer(exc) and self.base.startswith("https://"):
+                    raise ConnectionFailed("cannot reach Ambari at %s (%s): the server answers plain HTTP, not "
+                                           "HTTPS: use %s (or enable HTTPS on the Ambari server)" % (
+                                               self.base, where, "http://" + self.base[len("https://"):]))
                 if _is_tls_error(exc):
                     raise ConnectionFailed("cannot reach Ambari at %s (%s): %s" % (self.base, where, _short(exc)))
                 never_opened = _never_opened(exc)
@@ -197,6 +201,13 @@ def _short(exc):
 
 def _is_tls_error(exc):
     return isinstance(exc, rex.SSLError)
+
+
+def _plain_http_answer(exc):
+    """OpenSSL's words for a TLS hello answered by a plain-HTTP server."""
+    text = str(exc).lower()
+    return any(marker in text for marker in ("wrong version number", "wrong_version_number", "record layer failure",
+                                             "packet length too long", "unknown protocol", "http request"))
 
 
 def _no_query(path):

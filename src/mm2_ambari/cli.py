@@ -1,6 +1,6 @@
 """Entry point of `mm2-ambari`. Each subcommand module registers itself here.
 
-Exit codes (for pipelines): 0 ok, 1 the operation failed, 2 bad input.
+Exit codes (for pipelines): 0 ok, 1 the operation failed, 2 bad input, 130 interrupted (Ctrl-C).
 """
 import argparse
 import difflib
@@ -8,6 +8,7 @@ import importlib
 import os
 import sys
 
+from mm2_ambari.errors import EXIT_INTERRUPTED
 from mm2_ambari.version import tools_version
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -22,29 +23,18 @@ SUBCOMMAND_MODULES = (
 )
 
 
-DESCRIPTION = """\
-Manage the MirrorMaker 2 service of an Ambari cluster from the command line.
-
-Offline (no Ambari needed):
-  render     write the files the agent would write for one host, from an Ambari configurations map
-  validate   check a deployment file (topology YAML with a deployment: section)
-
-Against an Ambari server (--url/AMBARI_URL, --cluster/AMBARI_CLUSTER; the password comes from
-AMBARI_PASSWORD, ~/.netrc or a prompt, never from the command line):
-  deploy, configure, restart, status, alerts, check, run, remove
-
-Exit codes: 0 ok, 1 the operation failed, 2 bad input. `mm2-ambari COMMAND --help` describes one command.
-Docs: docs/automate.md (REST commands) and docs/configure.md (render)."""
-
-
 def build_parser():
-    parser = argparse.ArgumentParser(prog="mm2-ambari", description=DESCRIPTION,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    from mm2_ambari import help_text
+    parser = argparse.ArgumentParser(prog="mm2-ambari", formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version="mm2-ambari " + tools_version())
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
     for module_name in SUBCOMMAND_MODULES:
         importlib.import_module(module_name).register(subparsers)
+    for name, sub in subparsers.choices.items():   # examples in every COMMAND --help
+        help_text.teach(sub, name)
+    parser.description = help_text.overview(subparsers)   # every command, from the parser itself
+    subparsers._choices_actions = []   # listed once, in the overview's groups
     return parser
 
 
@@ -71,6 +61,20 @@ def unknown_arguments(prog, extra, parser):
     return "\n".join(lines)
 
 
+MM1_WORDS = ("--consumer.config", "--producer.config", "--whitelist", "--include", "--num.streams")
+
+
+def _mm1_hint(command, argv):
+    """import-mm1 / seed-from-mm1 given MirrorMaker 1's command line without the `--` before it."""
+    if command not in ("import-mm1", "seed-from-mm1") or "--" in argv:
+        return None
+    if not any(a in MM1_WORDS or a.endswith(("kafka-mirror-maker.sh", "kafka.tools.MirrorMaker")) for a in argv):
+        return None
+    return ("mm2-ambari %s: MirrorMaker 1's command line goes after `--` (did you mean `mm2-ambari %s OPTIONS -- "
+            "kafka-mirror-maker.sh --consumer.config consumer.properties --producer.config producer.properties "
+            "...`?); see mm2-ambari %s --help" % (command, command, command))
+
+
 def main(argv=None):
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -79,10 +83,22 @@ def main(argv=None):
     if command in choices:  # unknown options first: argparse would only say a required one is missing
         sub = choices[command]
         rest = argv[argv.index(command) + 1:]
+        asks_help = "-h" in rest or "--help" in rest
+        hint = _mm1_hint(command, argv)
+        if hint:
+            sys.stderr.write(hint + "\n")
+            return EXIT_BAD_INPUT
         while sub._subparsers is not None:  # a command with its own subcommands (cutover check)
             nested = sub._subparsers._group_actions[0].choices
             word = next((a for a in rest if not a.startswith("-")), None)
             if word not in nested:
+                if not asks_help:
+                    # the options are not echoed: one of them could be a password given by mistake
+                    sys.stderr.write("mm2-ambari %s: say what to do (did you mean `mm2-ambari %s %s ...`, the same "
+                                     "options after %s?); subcommands: %s; see mm2-ambari %s --help\n" % (
+                                         command, command, sorted(nested)[0], sorted(nested)[0],
+                                         ", ".join(sorted(nested)), command))
+                    return EXIT_BAD_INPUT
                 break
             sub, rest = nested[word], rest[rest.index(word) + 1:]
         known = [o for action in sub._actions for o in action.option_strings]
@@ -101,6 +117,10 @@ def main(argv=None):
         return EXIT_BAD_INPUT
     try:
         return args.func(args)
+    except KeyboardInterrupt:   # the Ambari commands say what they had sent (rest_cmds.interrupted_line)
+        sys.stderr.write("mm2-ambari %s: interrupted; nothing was sent to Ambari, and no file is left half-written "
+                         "(each is written whole or not at all)\n" % args.command)
+        return EXIT_INTERRUPTED
     except Exception as exc:  # a bug: one masked line, the stack trace only when asked for
         if os.environ.get("MM2_AMBARI_TRACEBACK"):
             raise

@@ -45,8 +45,11 @@ def resolve(url, user=None, environ=None, stdin=None, prompt=None, netrc_file=No
 
 
 def _netrc_entry(host, path):
+    # always a path: Python's own check of the default ~/.netrc refuses a readable file with a message that
+    # names neither the mode nor the fix; this one warns and says both (_warn_if_readable)
+    path = path or os.path.join(os.path.expanduser("~"), ".netrc")
     try:
-        data = netrc.netrc(path) if path else netrc.netrc()
+        data = netrc.netrc(path)
     except FileNotFoundError:
         return None
     except netrc.NetrcParseError as exc:
@@ -61,7 +64,21 @@ def _netrc_entry(host, path):
     if not auth:
         return None
     login, _account, password = auth
-    return (login, password) if login and password is not None else None
+    if login and password is not None:
+        _warn_if_readable(path)
+        return login, password
+    return None
+
+
+def _warn_if_readable(path):
+    """A netrc file holding the Ambari password that other users can read: say so, with the fix."""
+    try:
+        mode = os.stat(path).st_mode & 0o777
+    except OSError:
+        return
+    if mode & 0o077:
+        sys.stderr.write("warning: the netrc file %s holds the Ambari password and other users can read it "
+                         "(mode %03o): chmod 600 %s\n" % (path, mode, path))
 
 
 def _is_tty(stream):

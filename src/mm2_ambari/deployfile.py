@@ -242,6 +242,11 @@ def _host_list(value, keys, bad):
         if host in seen:
             bad(keys, "host %s is listed twice" % host)
         seen.add(host)
+        odd = sorted(set(ch for ch in host if not (ch.isalnum() or ch in "._-")))
+        if odd:
+            bad(keys, "'%s' is not a host name (it contains %s); give the name as Ambari knows it "
+                      "(Hosts/host_name, e.g. mm2-1.example.com)" % (host, ", ".join(
+                          "a space" if ch == " " else "'%s'" % ch for ch in odd)))
     return list(value)
 
 

@@ -21,14 +21,16 @@ from mm2_ambari.errors import BadInput, OperationFailed
 STEPS = ("gate", "flow", "groups", "verify", "record")
 FAILBACK_STEPS = ("reverse", "gate", "groups", "verify", "restore", "record")
 STATE_DIR_ENV = "MM2_AMBARI_STATE_DIR"
+# what a failback's state records when the operator failed over by hand (--without-failover)
+WITHOUT_FAILOVER = "no recorded failover: --without-failover (failed over by hand)"
 
 
 def parse_flow(text):
     value = (text or "").replace(" ", "")
     source, sep, target = value.partition("->")
     if not sep or not source or not target or "->" in target or source == target:
-        raise BadInput("--flow %r: give it as SOURCE->TARGET with two different cluster aliases, quoted "
-                       "('A->B': unquoted, the shell reads > as a redirect)" % (text,))
+        raise BadInput("--flow '%s': give it as SOURCE->TARGET with two different cluster aliases, quoted "
+                       "(--flow 'A->B': unquoted, the shell reads > as a redirect)" % (text or "",))
     return source, target
 
 
@@ -66,8 +68,12 @@ class StateFile(object):
 
     def acquire(self):
         directory = os.path.dirname(os.path.abspath(self.path))
-        os.makedirs(directory, mode=0o700, exist_ok=True)
-        fh = open(self.path + ".lock", "a+")
+        try:
+            os.makedirs(directory, mode=0o700, exist_ok=True)
+            fh = open(self.path + ".lock", "a+")
+        except OSError as exc:
+            raise BadInput("state file %s: cannot create its lock file %s.lock (%s); give --state-file FILE in a "
+                           "directory you can write" % (self.path, self.path, exc.strerror or exc))
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -96,18 +102,31 @@ class StateFile(object):
                 self.data = json.load(fh)
         except FileNotFoundError:
             self.data = None
+        except IsADirectoryError:
+            raise BadInput("state file %s is a directory: give the path of the state file (a JSON file)" % self.path)
+        except OSError as exc:
+            raise BadInput("state file %s: cannot read it (%s); give a file you can read" % (
+                self.path, exc.strerror or exc))
         except ValueError as exc:
             raise BadInput("state file %s is not JSON (%s): move it away to start over" % (self.path, exc))
         return self.data
 
     def save(self):
         tmp = "%s.tmp-%d" % (self.path, os.getpid())
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as fh:
-            json.dump(self.data, fh, indent=1, sort_keys=True)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.rename(tmp, self.path)
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w") as fh:
+                json.dump(self.data, fh, indent=1, sort_keys=True)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.rename(tmp, self.path)
+        except OSError as exc:
+            raise BadInput("state file %s: cannot write it (%s); what already ran is printed above. Free the "
+                           "path (or give --state-file FILE) and run the same command again" % (
+                               self.path, exc.strerror or exc))
+        finally:   # an error or Ctrl-C leaves the previous complete state, no temporary file
+            if os.path.exists(tmp):
+                os.unlink(tmp)
 
 
 # ---------------------------------------------------------------- which flows run (simple mode)
@@ -308,8 +327,8 @@ class Plan(object):
                 except _StepFailed as exc:
                     ok, detail, status = False, str(exc), "failed"
                 self.state.data["steps"][name] = {"status": status, "at": self.clock(), "detail": detail}
+                self.say("  %s: %s: %s" % (name, status, detail))   # printed first: a failed save loses nothing
                 self.state.save()
-                self.say("  %s: %s: %s" % (name, status, detail))
                 if not ok:
                     raise OperationFailed("%s %s stopped at step %s: %s. Fix that and run the same command "
                                           "again: it resumes there (state: %s)" % (self.KIND, self.flow, name, detail,
@@ -481,7 +500,10 @@ class Failback(Plan):
                                                                         self.original))
 
     def title(self):
-        return "Failback %s (reverse flow %s, %s policy)" % (self.original, self.flow, self.opts["policy"])
+        after = self.opts.get("failover")
+        return "Failback %s (reverse flow %s, %s policy)%s" % (self.original, self.flow, self.opts["policy"], (
+            "; after the failover recorded in %s" % after if after and after != WITHOUT_FAILOVER else
+            "; %s" % after if after else ""))
 
     def _check_state(self, data):
         if data is not None and data.get("original") not in (None, self.original):
@@ -491,7 +513,8 @@ class Failback(Plan):
 
     def _fresh_state(self):
         data = Plan._fresh_state(self)
-        data.update({"original": self.original, "policy": self.opts["policy"], "restore": self.opts["restore"]})
+        data.update({"original": self.original, "policy": self.opts["policy"], "restore": self.opts["restore"],
+                     "failover": self.opts.get("failover")})
         return data
 
     def _flows_during(self):
@@ -611,19 +634,31 @@ class Failback(Plan):
             ", ".join("%s %s" % kv for kv in sorted(data["reread"].items())) or "none"), "done"
 
 
-def boundary_from(failover_state_path, original):
-    """{"topic-p": offset} the failover of `original` recorded on its target when it moved the groups."""
+def failover_done(failover_state_path, original):
+    """The state of the failover of `original` that moved its groups, read from its state file; BadInput naming
+    the file and how to proceed otherwise (failback refuses to run without it, under either policy)."""
     state = StateFile(failover_state_path)
     data = state.load()
+    override = "or, if you failed %s over by hand, --without-failover (prefixed policy only)" % original
     if data is None:
-        raise BadInput("failover state file %s does not exist: give --failover-state FILE of the failover of %s"
-                       % (failover_state_path, original))
+        raise BadInput("failover state file %s does not exist: no failover of %s by mm2-ambari is recorded there. "
+                       "Give --failover-state FILE of the failover of %s, %s" % (failover_state_path, original,
+                                                                              original, override))
     if data.get("kind") != "failover" or data.get("flow") != original:
         raise BadInput("state file %s is of %s %s, not of the failover of %s: give --failover-state FILE of that "
                        "failover" % (failover_state_path, data.get("kind"), data.get("flow"), original))
-    if data.get("steps", {}).get("groups", {}).get("status") != "done" or not data.get("target_ends"):
-        raise BadInput("the failover of %s in %s has not moved its groups (or recorded no end offsets of its "
-                       "target): finish it first (run it again), then fail back" % (original, failover_state_path))
+    if data.get("steps", {}).get("groups", {}).get("status") != "done":
+        raise BadInput("the failover of %s in %s has not moved its groups: finish it first (run it again), then "
+                       "fail back" % (original, failover_state_path))
+    return data
+
+
+def boundary_from(failover_state_path, original):
+    """{"topic-p": offset} the failover of `original` recorded on its target when it moved the groups."""
+    data = failover_done(failover_state_path, original)
+    if not data.get("target_ends"):
+        raise BadInput("the failover of %s in %s recorded no end offsets of its target: finish it first (run it "
+                       "again), then fail back" % (original, failover_state_path))
     return dict(data["target_ends"]), dict(data.get("source_next") or {})
 
 
@@ -677,7 +712,6 @@ def drill(backend, flow, groups, records, history, say, clock=time.time):
     entry = {"at": clock(), "flow": flow, "records": records, "ok": result.ok, "groups": out.get("groups") or {},
              "problems": out.get("problems") or [], "unreplicated_records": out.get("unreplicated_records"),
              "rpo_seconds": out.get("rpo_seconds")}
-    append_history(history, entry)
     last = previous[-1] if previous else None
     for group, g in sorted(entry["groups"].items()):
         before = ((last or {}).get("groups") or {}).get(group) or {}
@@ -691,5 +725,11 @@ def drill(backend, flow, groups, records, history, say, clock=time.time):
         say("! " + problem)
     if not out:
         say("DRILL gave no result: %s" % result.output.strip()[-1500:])
+    try:   # after the result is printed: a local write that fails never loses what Ambari answered
+        append_history(history, entry)
+    except OSError as exc:
+        raise BadInput("history file %s: cannot write it (%s): the drill ran in Ambari and its result is printed "
+                       "above, but it is not recorded; fix the path (or give --history FILE) before the next drill"
+                       % (history, exc.strerror or exc))
     say("drill %d of %s recorded in %s" % (len(previous) + 1, flow, history))
     return 0 if result.ok and not entry["problems"] else 1

@@ -6,7 +6,7 @@ import argparse
 import json
 
 from mm2_core.host import cutover
-from mm2_ambari import dr
+from mm2_ambari import dr, flows, inputs
 from mm2_ambari.errors import BadInput, OperationFailed
 from mm2_ambari import rest_cmds
 
@@ -24,8 +24,10 @@ def _threshold_help():
 
 def _plan_arguments(p, kind):
     """The options failover and failback share: the gate's wait, the verify step, the state file."""
-    p.add_argument("--gate-timeout", type=float, default=600.0, metavar="S", help="wait this long for READY (600)")
-    p.add_argument("--gate-interval", type=float, default=15.0, metavar="S", help="between two checks (15)")
+    p.add_argument("--gate-timeout", type=rest_cmds._positive, default=600.0, metavar="S",
+                   help="wait this long for READY (600)")
+    p.add_argument("--gate-interval", type=rest_cmds._positive, default=15.0, metavar="S",
+                   help="between two checks (15)")
     p.add_argument("--no-verify", action="store_true", help="skip the mm2-verify step (no Spark on the drivers)")
     p.add_argument("--state-file", help="progress file (default ~/.mm2-ambari/%s-<cluster>-<flow>.json, "
                                         "or $%s)" % (kind, dr.STATE_DIR_ENV))
@@ -67,7 +69,7 @@ def register(subparsers):
     p.set_defaults(func=rest_cmds._command(_failover))
 
     p = subparsers.add_parser("failback", parents=[common, conn_file, gate],
-                              help="after a failover of --flow A->B: reverse it, move the groups back to A, verify, "
+                              help="after a failover of --flow 'A->B': reverse it, move the groups back to A, verify, "
                                    "restore (resumable)",
                               description="--flow is the flow that was failed over (A->B). Steps: run the reverse "
                                           "flow B->A (prefixed policy: beside A->B, MM2 never copies a topic back "
@@ -82,8 +84,12 @@ def register(subparsers):
                    help="after the groups moved back: original = run only A->B again; reverse = keep the reverse "
                         "flow running (prefixed: both directions; identity: B->A only)")
     p.add_argument("--failover-state", metavar="FILE",
-                   help="state file of the failover of --flow (identity policy: where B->A starts; default "
+                   help="state file of the failover of --flow: failback refuses to run without a failover that "
+                        "moved its groups (identity policy: also where B->A starts; default "
                         "~/.mm2-ambari/failover-<cluster>-<flow>.json)")
+    p.add_argument("--without-failover", action="store_true",
+                   help="you failed over by hand, without `mm2-ambari failover`: fail back with no failover state "
+                        "(prefixed policy only; recorded in the failback's state file)")
     _plan_arguments(p, "failback")
     p.set_defaults(func=rest_cmds._command(_failback))
 
@@ -95,15 +101,14 @@ def register(subparsers):
                                           "appends the run to a history file (JSON lines).")
     p.add_argument("--flow", required=True, help="the flow, quoted: 'A->B'")
     p.add_argument("--groups", type=_groups, required=True, help="consumer groups to rehearse (g1,g2)")
-    p.add_argument("--records", type=int, default=100, metavar="N", help="records to read per group (100)")
+    p.add_argument("--records", type=rest_cmds._positive_int, default=100, metavar="N",
+                   help="records to read per group (100)")
     p.add_argument("--history", help="history file (default ~/.mm2-ambari/drills-<cluster>-<flow>.jsonl)")
     p.set_defaults(func=rest_cmds._command(_drill))
 
 
 def options(args):
     dr.parse_flow(args.flow)
-    if getattr(args, "gate_timeout", 1) < 0:
-        raise BadInput("--gate-timeout must be >= 0")
     return {"groups": list(args.groups), "stop_flow": bool(getattr(args, "stop_flow", False)),
             "source_down": bool(getattr(args, "source_down", False)),
             "gate_timeout": getattr(args, "gate_timeout", 0), "gate_interval": getattr(args, "gate_interval", 15),
@@ -112,6 +117,7 @@ def options(args):
 
 def _check(ctx, args):
     opts = options(args)
+    flows.check(ctx, args.flow.replace(" ", ""))
     ready, reports = dr.cutover_check(dr.AmbariBackend(ctx), args.flow.replace(" ", ""), opts["groups"],
                                       opts["thresholds"], ctx.say if not args.json else (lambda m: None))
     if args.json:
@@ -124,7 +130,9 @@ def _failover(ctx, args):
     if not opts["groups"]:
         raise BadInput("failover needs --groups g1,g2: the consumer groups to move to the target")
     flow = args.flow.replace(" ", "")
-    state = dr.StateFile(args.state_file or dr.default_state_path(ctx.cluster, flow))
+    path = _state_path(args.state_file, "--state-file", dr.default_state_path(ctx.cluster, flow))
+    flows.check(ctx, flow)
+    state = dr.StateFile(path)
     return dr.Failover(dr.AmbariBackend(ctx), flow, opts, state, ctx.say).run(dry_run=args.dry_run)
 
 
@@ -135,29 +143,64 @@ def failback_options(args, policy, cluster):
         raise BadInput("failback needs --groups g1,g2: the consumer groups to move back to %s" % dr.parse_flow(
             args.flow)[0])
     opts.update({"policy": policy, "restore": args.restore, "boundary": None, "not_after": None})
+    flow = args.flow.replace(" ", "")
+    if getattr(args, "without_failover", False):
+        if args.failover_state:
+            raise BadInput("--without-failover and --failover-state contradict each other: give the failover's "
+                           "state file, or --without-failover if there was no failover by mm2-ambari")
+        if policy == "identity":
+            raise BadInput("--without-failover: under the identity policy the reverse flow %s must start where %s "
+                           "stopped writing to %s, which only a failover by mm2-ambari records (its state file): "
+                           "give --failover-state FILE; after a failover by hand, seed the reverse flow yourself "
+                           "(`mm2-ambari flow seed`) and move the groups with `failover --flow '%s'`"
+                           % (_reverse(flow), flow, dr.parse_flow(flow)[0], _reverse(flow)))
+        opts["failover"] = dr.WITHOUT_FAILOVER
+        return opts
+    path = args.failover_state or dr.default_state_path(cluster, flow)
     if policy == "identity":
-        flow = args.flow.replace(" ", "")
-        opts["boundary"], opts["not_after"] = dr.boundary_from(
-            args.failover_state or dr.default_state_path(cluster, flow), flow)
+        opts["boundary"], opts["not_after"] = dr.boundary_from(path, flow)
+    else:
+        dr.failover_done(path, flow)
+    opts["failover"] = path
     return opts
+
+
+def _state_path(given, flag, default):
+    """The file a command will write (given by `flag`, else its default under the state directory), checked
+    before any request: a given file's directory must exist, the default directory is created."""
+    if given:
+        inputs.check_file_to_write(given, flag)
+        return given
+    try:
+        inputs.check_file_to_write(default, "%s (default)" % flag, create_dir=True)
+    except BadInput as exc:
+        raise BadInput("%s; the default directory is $%s, else ~/.mm2-ambari" % (exc, dr.STATE_DIR_ENV))
+    return default
+
+
+def _reverse(flow):
+    source, target = dr.parse_flow(flow)
+    return "%s->%s" % (target, source)
 
 
 def _failback(ctx, args):
     flow = args.flow.replace(" ", "")
+    dr.parse_flow(flow)
+    path = _state_path(args.state_file, "--state-file", dr.default_state_path(ctx.cluster, flow, "failback"))
+    flows.check(ctx, flow, also=[_reverse(flow)])   # a resumed failback may have made B->A the only flow
     backend = dr.AmbariBackend(ctx)
     opts = failback_options(args, backend.policy(), ctx.cluster)
-    state = dr.StateFile(args.state_file or dr.default_state_path(ctx.cluster, flow, "failback"), "failback")
+    state = dr.StateFile(path, "failback")
     return dr.Failback(backend, flow, opts, state, ctx.say).run(dry_run=args.dry_run)
 
 
 def _drill(ctx, args):
     flow = args.flow.replace(" ", "")
     dr.parse_flow(flow)
-    if args.records < 1:
-        raise BadInput("--records must be at least 1")
+    history = _state_path(args.history, "--history", dr.default_history_path(ctx.cluster, flow))
+    flows.check(ctx, flow)
     if args.dry_run:
         ctx.say("dry run: would run %s for %s on %s, %d record(s) each" % (
             "DRILL", ", ".join(args.groups), flow, args.records))
         return 0
-    history = args.history or dr.default_history_path(ctx.cluster, flow)
     return dr.drill(dr.AmbariBackend(ctx), flow, args.groups, args.records, history, ctx.say)

@@ -1,5 +1,6 @@
 """Errors of the REST subcommands, each mapped to one exit code (see cli.py: 0 ok, 1 failed, 2 bad input)."""
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_INTERRUPTED = 130   # Ctrl-C, as a shell reports a SIGINT
 
 
 class Mm2AmbariError(Exception):

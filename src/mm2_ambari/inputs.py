@@ -145,6 +145,32 @@ def check_out_dir(path, flag="--out"):
                        % (flag, path))
 
 
+def check_file_to_write(path, flag, create_dir=False):
+    """Make sure the file ``path`` can be written before anything is sent: it is not a directory, its
+    directory exists (or, with ``create_dir``, can be created) and is writable; BadInput naming ``flag``
+    (the option, or what the file is) and the fix otherwise."""
+    absolute = os.path.abspath(os.path.expanduser(path))
+    if os.path.isdir(absolute):
+        raise BadInput("%s %s: is a directory; give the path of a file (in that directory, e.g. %s)"
+                       % (flag, path, os.path.join(path, "FILE")))
+    directory = os.path.dirname(absolute)
+    existing = directory
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        raise BadInput("%s %s: %s is a file, so the directory %s cannot be there; give another path"
+                       % (flag, path, existing, directory))
+    if existing != directory and not create_dir:
+        raise BadInput("%s %s: the directory %s does not exist; create it (mkdir -p %s) or give another path"
+                       % (flag, path, directory, directory))
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise BadInput("%s %s: %s is not writable for this user; give a path you can write"
+                       % (flag, path, existing if existing == directory else "%s (to create %s in)" % (
+                           existing, directory)))
+    if os.path.exists(absolute) and not os.access(absolute, os.W_OK):
+        raise BadInput("%s %s: the file is not writable for this user; give a path you can write" % (flag, path))
+
+
 # --- Kafka versions ------------------------------------------------------------------------------
 def kafka_version(text, source):
     """(KafkaVersion, warning or None) of a version the operator gave through ``source`` (the flag

@@ -27,7 +27,7 @@ from mm2_core.config import names
 from mm2_core.formats import javaprops
 from mm2_core.host import kafka_tools
 from mm2_ambari import mm1_mapping, mm1_offsets
-from mm2_ambari.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, BadInput, OperationFailed
+from mm2_ambari.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, BadInput, OperationFailed
 
 TOOL_TIMEOUT = 120
 
@@ -40,6 +40,14 @@ def _add_mm1_inputs(p):
     p.add_argument("mm1_command", nargs=argparse_remainder(), metavar="-- MM1 COMMAND LINE",
                    help="MirrorMaker 1's command line as it runs today, after `--` (kafka-mirror-maker.sh "
                         "--consumer.config ... --producer.config ... --include ... --num.streams N ...)")
+
+
+def _positive_int(text):
+    from mm2_ambari import rest_cmds   # the same argparse type as the other commands' numbers
+    return rest_cmds._positive_int(text)
+
+
+_positive_int.__name__ = "int"
 
 
 def argparse_remainder():
@@ -63,9 +71,9 @@ def register(subparsers):
                    help="where the secrets file will be on every MM2 host (default %(default)s)")
     p.add_argument("--secrets-out", help="local file the secrets are written to, mode 0600 (default: "
                                          "<out>.secrets.properties)")
-    p.add_argument("--instances", type=int, default=1, help="number of MirrorMaker 1 processes that shared the "
+    p.add_argument("--instances", type=_positive_int, default=1, help="number of MirrorMaker 1 processes that shared the "
                                                             "group (tasks.max = num.streams x instances)")
-    p.add_argument("--replication-factor", type=int, help="replication factor of mirrored and internal topics "
+    p.add_argument("--replication-factor", type=_positive_int, help="replication factor of mirrored and internal topics "
                                                            "(default: the service's, 3)")
     p.add_argument("--drop-message-handler", action="store_true",
                    help="import although --message.handler cannot carry over (MM2 copies records unchanged)")
@@ -83,7 +91,7 @@ def register(subparsers):
                               description=doc)
     s.add_argument("--kafka-home", default=os.environ.get("KAFKA_HOME"),
                    help="a Kafka 3.0+ installation whose bin/ tools to run (default $KAFKA_HOME)")
-    s.add_argument("--replication-factor", type=int, default=3,
+    s.add_argument("--replication-factor", type=_positive_int, default=3,
                    help="replication factor of the offsets topic if it must be created (MM2's "
                         "internal.topics.replication.factor; default %(default)s)")
     s.add_argument("--offsets-topic", help="MM2's offsets topic on the target (default mm2-offsets.<source "
@@ -121,9 +129,15 @@ def read_mm1(args):
 def _read_props(path, option):
     try:
         with open(path, "rb") as fh:
-            return OrderedDict(javaprops.loads(fh.read()))
+            data = fh.read()
+    except IsADirectoryError:
+        raise BadInput("%s %s: is a directory; give MirrorMaker 1's .properties file" % (option, path))
     except (IOError, OSError) as exc:
         raise BadInput("%s %s: cannot read it: %s" % (option, path, exc.strerror or exc))
+    if b"\0" in data[:65536]:
+        raise BadInput("%s %s: not a properties file (binary content); give the Java properties file MirrorMaker 1 "
+                       "ran with (key=value lines)" % (option, path))
+    return OrderedDict(javaprops.loads(data))
 
 
 def plan(args, kafka_version, options, consumer, producer, **extra):
@@ -136,8 +150,12 @@ def plan(args, kafka_version, options, consumer, producer, **extra):
 
 # --- import-mm1 -------------------------------------------------------------------------------------
 def run_import(args):
-    from mm2_ambari import rest_cmds
+    from mm2_ambari import inputs, rest_cmds
     try:
+        # the files it will write, checked before anything is read
+        inputs.check_file_to_write(args.out, "--out")
+        secrets_out = args.secrets_out or (args.out + ".secrets.properties")
+        inputs.check_file_to_write(secrets_out, "--secrets-out" if args.secrets_out else "--secrets-out (default)")
         options, consumer, producer = read_mm1(args)
         jaas = None
         if args.jaas_file:
@@ -154,8 +172,11 @@ def run_import(args):
         if args.ambari_url or args.cluster:
             imp.deployment["ambari"] = OrderedDict((k, v) for k, v in (("url", args.ambari_url),
                                                                       ("cluster", args.cluster)) if v)
-        secrets_out = args.secrets_out or (args.out + ".secrets.properties")
-        write_import(imp, args.out, args.format, secrets_out if imp.secrets else None, args.secrets_path)
+        try:
+            write_import(imp, args.out, args.format, secrets_out if imp.secrets else None, args.secrets_path)
+        except OSError as exc:
+            raise BadInput("--out %s: cannot write it (%s); give a path you can write"
+                           % (args.out, exc.strerror or exc))
     except BadInput as exc:
         rest_cmds.report(sys.stderr, exc)
         return EXIT_BAD_INPUT
@@ -238,10 +259,14 @@ class _Lines(object):
 def _write_private(path, text):
     tmp = path + ".tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    finally:   # an error or Ctrl-C leaves no half-written secrets file
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 def _plain(value):
@@ -316,7 +341,7 @@ class Tools(object):
         env["LOG_DIR"] = os.path.join(self.dir, "logs")
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
                                 text=True, env=env, start_new_session=True)
-        chunks, finished = [], threading.Event()
+        chunks, finished, reader = [], threading.Event(), None
 
         def pump():
             for line in proc.stdout:
@@ -324,20 +349,23 @@ class Tools(object):
                 if done(line):
                     break
             finished.set()
-        reader = threading.Thread(target=pump, daemon=True)
-        reader.start()
-        finished.wait(timeout)
-        if proc.poll() is None:
-            try:
-                os.killpg(proc.pid, signal.SIGTERM)
-                proc.wait(10)
-            except (OSError, subprocess.TimeoutExpired):
+        try:
+            reader = threading.Thread(target=pump, daemon=True)
+            reader.start()
+            finished.wait(timeout)
+        finally:   # Ctrl-C too: the tool runs in its own session, so only this stops it
+            if proc.poll() is None:
                 try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except OSError:
-                    pass
-                proc.wait(10)
-        reader.join(5)
+                    os.killpg(proc.pid, signal.SIGTERM)
+                    proc.wait(10)
+                except (OSError, subprocess.TimeoutExpired):
+                    try:
+                        os.killpg(proc.pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                    proc.wait(10)
+            if reader is not None:
+                reader.join(5)
         return "".join(chunks)
 
 
@@ -359,6 +387,11 @@ def run_seed(args):
     except OperationFailed as exc:
         rest_cmds.report(sys.stderr, exc)
         return EXIT_FAILED
+    except KeyboardInterrupt:   # the tool it ran is stopped with it (subprocess.run kills it)
+        sys.stderr.write("mm2-ambari seed-from-mm1: interrupted; positions already written to MM2's offsets topic "
+                         "stay, and running the same command again writes only what is missing (--dry-run shows "
+                         "it)\n")
+        return EXIT_INTERRUPTED
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     if args.json:

@@ -361,8 +361,8 @@ def flow_command(ctx, opts):
     error naming the flow. `flow seed --flow A->B --at end | --offsets t-0=N,...`: FLOW_SEED the same way."""
     match = FLOW_NAME.match(opts.flow or "")
     if not match:
-        raise BadInput("--flow must name one flow as SOURCE->TARGET (cluster aliases), e.g. --flow A->B; got %r"
-                       % (opts.flow,))
+        raise BadInput("--flow must name one flow as SOURCE->TARGET (cluster aliases), quoted: --flow 'A->B' "
+                       "(unquoted, the shell reads > as a redirect); got '%s'" % (opts.flow or "",))
     flow = "%s->%s" % match.groups()
     command = names.FLOW_COMMANDS[opts.action]
     parameters = {"flow": flow}
@@ -376,6 +376,8 @@ def flow_command(ctx, opts):
         raise BadInput("--at and --offsets belong to flow seed, not flow %s" % opts.action)
     if read_service(ctx) is None:
         raise OperationFailed("%s is not installed in cluster %s" % (S, ctx.cluster))
+    from mm2_ambari import flows
+    flows.check(ctx, flow)
     hosts = [hc["host_name"] for hc in read_host_components(ctx) if hc.get("component_name") == C]
     if not hosts:
         raise OperationFailed("%s has no host to run %s on" % (C, command))

@@ -13,6 +13,7 @@ import socket
 import sys
 
 from mm2_core.config import config_values, local_kafka, names, problems, schema
+from mm2_core.connect import connect_mode, live
 from mm2_core.kafka import versions
 from mm2_core.rendering import render, templates
 from mm2_ambari import inputs, masking
@@ -33,6 +34,7 @@ def _templates_dir():
 
 
 TEMPLATES_DIR = _templates_dir()
+CONNECTORS_FILE = "connectors.json"   # render's preview of connect mode: each connector's configuration
 # Foreign config types that describe this cluster's Kafka: read only with --kafka-broker-hosts.
 LOCAL_KAFKA_TYPES = ("kafka-broker", "kafka-env", "ranger-kafka-plugin-properties")
 
@@ -88,13 +90,35 @@ def _problem_text(problem):
     return "%s/%s: %s" % (problem.config_type, problem.name, masking.mask_message(problem.message))
 
 
+def _connect_preview(configurations, rendering, host, conf_dir):
+    """Connect mode (kafka-mm2-env/mm2_run_mode=connect): (the files the driver writes and runs, ConnectPlan): the
+    worker, its secrets and REST files (mm2_core.rendering.render.connect_files, as the agent renders them),
+    mm2-env.sh and log4j, not the dedicated launcher's properties; None in dedicated mode. ConfigError as the
+    agent's CONFIGURE."""
+    if connect_mode.run_mode(configurations) != connect_mode.CONNECT:
+        return None
+    from mm2_core.connect.rest_security import RestSecurity
+    entries, _ = live.parse(config_values.text(config_values.get(configurations, names.LIVE, live.PROPERTY)),
+                            rendering.topology)
+    env = configurations.get(names.ENV) or {}
+    security = RestSecurity.from_env(env)
+    group = config_values.text(config_values.get(configurations, names.DRIVER, "connect.group.id")).strip()
+    plan = connect_mode.plan(live.overlay(rendering.properties, entries), rendering.topology, host,
+                             config_values.text(config_values.get(configurations, names.DRIVER, "connect.rest.port")),
+                             os.path.join(conf_dir, connect_mode.SECRETS_FILE), group_id=group or connect_mode.GROUP_ID,
+                             security=security)
+    dedicated = (render.PROPERTIES_FILE, render.SECRETS_FILE)
+    files = [f for f in rendering.files if f.name not in dedicated]
+    return files + render.connect_files(plan, rendering.version, security, conf_dir), plan
+
+
 def _write(path, text, mode):
     tmp = path + ".tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     try:
         with os.fdopen(fd, "w") as fh:
             fh.write(text)
-    except Exception:
+    except BaseException:   # Ctrl-C too: no half-written file is left
         os.unlink(tmp)
         raise
     os.chmod(tmp, mode)
@@ -128,17 +152,25 @@ def _run(args):
     local = local_kafka.local_kafka_from(configurations, brokers) if brokers else None
     try:
         rendering = render.render_mm2(configurations, str(version), host, conf_dir, local_kafka=local)
+        # connect mode's own settings (kafka-mm2-live, the REST listener): the agent's checks at CONFIGURE
+        found = live.config_problems(configurations, rendering.topology)
+        if any(p.is_error for p in found):
+            raise problems.ConfigError(found)
+        connect = _connect_preview(configurations, rendering, host, conf_dir)
     except problems.ConfigError as exc:
         sys.stderr.write("The configuration is invalid for Kafka %s:\n" % version)
         for problem in exc.problems:
             if not inputs.is_version_problem(problem, version):
                 sys.stderr.write("  %s %s\n" % (problem.level, _problem_text(problem)))
         return EXIT_BAD_INPUT
-    for problem in rendering.warnings:
+    for problem in list(rendering.warnings) + found:
         if not inputs.is_version_problem(problem, version):
             sys.stderr.write("  WARN %s\n" % _problem_text(problem))
     # Everything is rendered in memory first: a template that fails writes nothing at all.
-    outputs = [(rendered.name, rendered.text, rendered.mode) for rendered in rendering.files]
+    files = rendering.files if connect is None else connect[0]
+    outputs = [(rendered.name, rendered.text, rendered.mode) for rendered in files]
+    if connect is not None:
+        outputs.append((CONNECTORS_FILE, json.dumps(connect[1].connectors, indent=2) + "\n", 0o644))
     context = templates.template_context(configurations, version, host, conf_dir, args.java_home)
     for config_type, prop, file_name in (
             (names.ENV, "content", context["env_file_name"]),
@@ -167,6 +199,12 @@ def _run(args):
                            % (args.out, name, exc.strerror or exc))
     for name, _, mode in outputs:
         sys.stdout.write("%s %s\n" % (oct(mode)[-3:], os.path.join(args.out, name)))
+    if connect is not None:
+        sys.stdout.write("start: %s %s, then each connector of %s is PUT to %s/connectors/NAME/config "
+                         "(connect mode, target %s)\n" % (
+                             connect_mode.LAUNCHER, os.path.join(conf_dir, connect_mode.WORKER_FILE),
+                             CONNECTORS_FILE, connect[1].rest_url, connect[1].target))
+        return EXIT_OK
     sys.stdout.write("start: connect-mirror-maker.sh %s\n" % " ".join(
         [os.path.join(conf_dir, render.PROPERTIES_FILE)] + rendering.clusters_args))
     return EXIT_OK

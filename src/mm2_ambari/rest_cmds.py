@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 from mm2_core.config import names
 from mm2_ambari import ambari_state, credentials, deployfile, host_cmds, masking, ops, upgrade_cmd
 from mm2_ambari.ambari_api import AmbariClient
-from mm2_ambari.errors import EXIT_BAD_INPUT, EXIT_FAILED, BadInput, Mm2AmbariError
+from mm2_ambari.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, BadInput, Mm2AmbariError
 from mm2_ambari.waiter import Waiter
 
 
@@ -97,7 +97,7 @@ def register(subparsers):
                                           "seed moves where the flow copies from (FLOW_SEED): through Connect's "
                                           "offsets API on a running worker (Kafka 3.6+), else before it starts.")
     p.add_argument("action", choices=sorted(names.FLOW_COMMANDS), help="what to do with the flow")
-    p.add_argument("--flow", required=True, metavar="SOURCE->TARGET", help="the flow, e.g. --flow A->B")
+    p.add_argument("--flow", required=True, metavar="SOURCE->TARGET", help="the flow, quoted: --flow 'A->B'")
     p.add_argument("--at", choices=["end"], help="seed: the source's end offsets now (skip what is not copied yet)")
     p.add_argument("--offsets", metavar="TOPIC-P=NEXT,...",
                    help="seed: the next source offset to copy per partition, e.g. orders-0=0,orders-1=0 (replay)")
@@ -125,7 +125,7 @@ def _common_parser():
     g.add_argument("--insecure", action="store_true", help="do not verify Ambari's TLS certificate (unsafe)")
     g.add_argument("--connect-timeout", type=_positive, default=10.0, metavar="S", help="default 10")
     g.add_argument("--read-timeout", type=_positive, default=60.0, metavar="S", help="default 60")
-    g.add_argument("--retries", type=int, default=6, metavar="N",
+    g.add_argument("--retries", type=_non_negative_int, default=6, metavar="N",
                    help="retries on connection errors, with exponential backoff (default 6)")
     g.add_argument("--retry-backoff", type=_non_negative, default=1.0, metavar="S",
                    help="first backoff delay, doubled each retry up to 30 s (default 1)")
@@ -228,12 +228,27 @@ def _command(fn):
             report(err, exc)
             return exc.exit_code
         except KeyboardInterrupt:
-            print("interrupted; requests already sent go on in Ambari", file=err)
-            return EXIT_FAILED
+            print(interrupted_line(args, client), file=err)
+            return EXIT_INTERRUPTED
         finally:
             if client is not None:
                 client.close()
     return run
+
+
+def interrupted_line(args, client):
+    """One line after Ctrl-C: the command interrupted, and what it had already sent to Ambari."""
+    command = "mm2-ambari " + " ".join(
+        w for w in (getattr(args, "command", None), getattr(args, "cutover_command", None)) if w)
+    sent = [c for c in (client.planned if client is not None else []) if not getattr(client, "dry_run", False)]
+    if not sent:
+        return "%s: interrupted; nothing was sent to Ambari" % command
+    resumable = getattr(args, "command", None) in ("failover", "failback", "upgrade")
+    return ("%s: interrupted after %d change(s) sent to Ambari (the last: %s %s): requests already sent go on "
+            "there (Background operations); %s" % (
+                command, len(sent), sent[-1][0], sent[-1][1],
+                "run the same command again: it resumes" if resumable else "check `mm2-ambari status` before "
+                "running it again"))
 
 
 def _deploy(ctx, df, args):

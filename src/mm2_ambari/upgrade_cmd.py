@@ -149,6 +149,10 @@ def load_release(path):
         except (tarfile.TarError, OSError) as exc:
             raise BadInput("--mpack %s: not an mpack tarball or directory (%s)" % (path, exc))
     meta = files.json("mpack.json")
+    if meta is None:
+        raise BadInput("--mpack %s: no mpack.json in it, so it is not an mpack; give the mpack tarball given to "
+                       "ambari-server upgrade-mpack (kafka-mirrormaker2-mpack-*.tar.gz) or the directory it unpacks "
+                       "to (the one holding mpack.json)" % path)
     if not isinstance(meta, dict) or not meta.get("version") or version_key(meta.get("version")) is None:
         raise BadInput("--mpack %s: its mpack.json has no numeric version" % path)
     alerts = files.json(SERVICE_DIR + "/alerts.json")

@@ -20,7 +20,12 @@ from mm2_ambari.errors import EXIT_BAD_INPUT, EXIT_OK, BadInput
 def register(subparsers):
     p = subparsers.add_parser(
         "validate", help="check a deployment file offline (validator and placement rules); exit 0/2",
-        description=__doc__.split("\n\n")[1])
+        description="The same checks deploy and configure make before their first change, without an Ambari "
+                    "server: the deployment section, the configurations the file gives on top of the stack "
+                    "defaults, the validator the agent and the service advisor run (live flow settings "
+                    "included), and the driver placement rules. What needs the cluster (its Kafka brokers, the "
+                    "stack's Kafka version, config groups already in Ambari) is left to deploy. Exit 0 valid, "
+                    "2 invalid.")
     p.add_argument("topology", metavar="TOPOLOGY.yaml", help="advanced topology YAML with a deployment: section")
     p.add_argument("--kafka-version", help="Kafka version MM2 runs (default: deployment.kafka_version or "
                                            "kafka-mm2-env/kafka_version_override of the file)")

@@ -25,6 +25,12 @@ from mm2_verify import preflight
 from mm2_verify_job import job, plan
 
 DEFAULT_KAFKA_VERSION = "3.7.1"
+EXAMPLES = (
+    "mm2-verify --flow 'primary->backup' --source-dump /dumps/primary --target-dump /dumps/backup "
+    "--report report.json",
+    "mm2-verify --ambari-config configs.json --flow 'primary->backup' --since=-2h --summary summary.txt",
+    "mm2-verify demo",
+)
 # Job flags a --ambari-config run may use to override the planned entries.
 OVERRIDES = {"since": "since", "until": "until", "topics": "topics", "pending_window": "pending_window",
              "pending_records": "pending_records", "fail_on": "fail_on", "match_on": "match_on"}
@@ -146,6 +152,14 @@ def _preflight(job_args, job_argv):
 
 
 def main(argv=None):
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:   # the job itself reports an interrupted comparison (mm2_verify_job.job.run)
+        sys.stderr.write("mm2-verify: interrupted before the verification started; nothing was written\n")
+        return job.EXIT_INTERRUPTED
+
+
+def _main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["demo"]:
         from mm2_verify import demo
@@ -153,6 +167,8 @@ def main(argv=None):
     wrapper, job_argv = wrapper_parser().parse_known_args(argv)
     if "-h" in argv or "--help" in argv:
         sys.stdout.write(job.build_parser().format_help() + "\n" + wrapper_parser().format_help() +
+                         "\nExamples (a flow is quoted: unquoted, the shell reads > as a redirect):\n" +
+                         "".join("  %s\n" % e for e in EXAMPLES) +
                          "\nTry it first: `mm2-verify demo` writes a small lossy pair of dumps and verifies "
                          "it (pyspark and Java 17 needed).\n")
         return job.EXIT_OK

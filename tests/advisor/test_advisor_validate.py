@@ -223,3 +223,25 @@ def test_layout_warning_names_where_the_version_came_from(stack_advisor, advisor
                                                                      "kafka_tarball_url": "http://r/kafka_2.12-3.3.2.tgz"}})),
                          _hosts())
     assert "Kafka 3.3.2 (kafka-mm2-env/kafka_tarball_url)" in items[0]["message"]
+
+
+def test_broken_live_flow_settings_get_the_agents_words_once_each(stack_advisor, advisor_path):
+    """kafka-mm2-live/flow.settings: the advisor runs the one validator the agent, `validate` and `render` run
+    (mm2_core.connect.live.parse): each broken line once, naming the flow, the setting and the fix."""
+    from mm2_core.connect import live
+    from mm2_core.model import parse
+    lines = "dc1->dc2.tasks.max = four\ndc1->dc3.topics = x\ndc1->dc2.groups = g["
+    mm2 = _simple(**{E: {"kafka_version_override": "3.7.1", "mm2_run_mode": "connect"},
+                     names.LIVE: {"flow.settings": lines}})
+    mm2[C]["target.bootstrap.servers"] = "dc2-k1.example.org:9092"
+    items = find(validation_items(stack_advisor, _services(advisor_path, mm2=mm2), _hosts()),
+                 config_type=names.LIVE, level="ERROR")
+    messages = [i["message"] for i in items]
+    assert len(messages) == 3, messages
+    assert "line 1 (dc1->dc2.tasks.max = four): tasks.max of flow dc1->dc2: 'four' is not a whole number" \
+        in messages[0] and "fix the value or remove the line" in messages[0]
+    assert "no flow dc1->dc3 in this topology" in messages[1]
+    assert "groups of flow dc1->dc2: 'g[' is not a valid Java regex" in messages[2]
+    assert not [m for m in messages if "('ERROR'" in m]
+    topology = parse.build_topology(mm2, "3.7.1")
+    assert [p.message for p in live.parse(lines, topology)[1]] == messages   # the agent's words, verbatim

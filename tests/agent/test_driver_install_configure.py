@@ -165,3 +165,33 @@ def test_metrics_exporter_with_tls_and_basic_auth(site, guard):
     assert "Ks-pw-1" not in run.output and "Scrape-pw-2" not in run.output
     ok(driver.run("CONFIGURE", env={"mm2_metrics_enabled": "false"}))
     assert not os.path.exists(path)
+
+
+def test_broken_live_flow_settings_are_refused_in_the_validators_words(site, guard):
+    """Connect mode's CONFIGURE refuses kafka-mm2-live/flow.settings with the words `validate`, `render` and the
+    advisor use (mm2_core.connect.live.parse): flow, setting and fix; never a Python tuple."""
+    driver = Driver(site)
+    ok(driver.run("CONFIGURE"))
+    props = os.path.join(driver.conf_dir, "connect-mirror-maker.properties")
+    before = read(props)
+    run = failed(driver.run("CONFIGURE", env={"mm2_run_mode": "connect"}, configurations={
+        names.LIVE: {"flow.settings": "A->B.tasks.max = four\nA->C.topics = x"}}))
+    assert "nothing was written and the previous files are kept" in run.output
+    assert ("kafka-mm2-live/flow.settings: line 1 (A->B.tasks.max = four): tasks.max of flow A->B: 'four' is not a "
+            "whole number: tasks.max is a Kafka int; fix the value or remove the line") in run.output
+    assert "line 2 (A->C.topics = x): no flow A->C in this topology" in run.output
+    assert "('ERROR'" not in run.output
+    assert read(props) == before
+
+
+def test_connect_mode_configure_writes_the_worker_files_render_previews(site, guard):
+    """The worker and its secrets come from mm2_core.rendering.render.connect_files, which
+    `mm2-ambari render` previews too: the same files, the same modes."""
+    from mm2_core.connect import connect_mode
+    driver = Driver(site)
+    ok(driver.run("CONFIGURE", env={"mm2_run_mode": "connect"},
+                  configurations={names.LIVE: {"flow.settings": "A->B.tasks.max = 3"}}))
+    worker = os.path.join(driver.conf_dir, connect_mode.WORKER_FILE)
+    secrets = os.path.join(driver.conf_dir, connect_mode.SECRETS_FILE)
+    assert "group.id=mm2-connect" in read(worker) and mode(worker) in (0o640, 0o600)
+    assert mode(secrets) == 0o600

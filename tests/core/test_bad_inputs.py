@@ -89,3 +89,17 @@ def test_every_problem_names_a_property_of_the_chosen_mode(case):
             assert where not in SIMPLE_ONLY, problem
         elif _mode(configs) == "simple":
             assert where != "kafka-mm2-topology/content", problem
+
+
+@pytest.mark.parametrize("value,warned", [
+    ("${vault}", True), ("${file:/etc/mm2/secrets.properties", True), ("${file:/etc/mm2/s.properties:pw}", False),
+    ("${vault:secret/mm2:pw}", False), ("plain-secret", False)])
+def test_a_password_that_only_looks_like_a_provider_reference_is_warned(value, warned):
+    configs = copy.deepcopy(CORPUS["base"])
+    configs.setdefault("kafka-mm2-custom", {})["source.ssl.key.password"] = value
+    found = [p for p in render.validate(configs, DEFAULT_VERSION)
+             if p.name == "source.ssl.key.password" and "config provider reference" in p.message]
+    assert bool(found) == warned, [str(p) for p in found]
+    if warned:
+        assert found[0].level == "WARN" and "write ${provider:path:key}" in found[0].message
+        assert value not in found[0].message   # a password is never echoed

@@ -59,7 +59,10 @@ def test_exclude_is_written_with_the_versions_key():
     ("emea->central.replication.factor = 2", "replication.factor is not a live flow setting"),
     ("emea->central.topics = ", "empty: nothing would be replicated"),
     ("emea->central.topics = orders[", "fix the pattern"),
-    ("emea->central.tasks.max = many", "tasks.max"),
+    ("emea->central.tasks.max = many", "tasks.max of flow emea->central: 'many' is not a whole number: tasks.max is "
+                                       "a Kafka int; fix the value or remove the line"),
+    ("emea->central.tasks.max = 0", "tasks.max of flow emea->central: 0 is out of range for tasks.max: use at least 1"),
+    ("emea->central.sync.group.offsets.enabled = yes", "'yes' is not a boolean"),
     ("emea->central.topics = a\nemea->central.topics = b", "already set on line 1"),
     ("topics = a", "write SOURCE->TARGET.setting = value"),
 ])
@@ -67,6 +70,7 @@ def test_bad_live_lines_are_named_with_the_fix(text, expected):
     found = _problems(text)
     assert len(found) == 1 and found[0].startswith("%s/%s: line " % (names.LIVE, live.PROPERTY)), found
     assert expected in found[0], found
+    assert "('" not in found[0] and "Problem(" not in found[0]   # no Python repr reaches the operator
 
 
 def test_group_offset_sync_is_refused_where_kafka_lacks_it():

@@ -163,3 +163,67 @@ def test_mm1_regex_rules():
                                   "3.9.0")
     assert imp.topics_regex == "a"       # --include wins, as in MirrorMaker 1
     assert [r.status for r in imp.rows if r.option == "--whitelist"] == [mm1_mapping.DROPPED]
+
+
+def test_out_paths_are_checked_before_anything_is_read(tmp_path):
+    c, p = files(tmp_path)
+    missing = str(tmp_path / "no-such-dir" / "deploy.yaml")
+    result = mm2_ambari("import-mm1", "--kafka-version", "3.7.1", "--out", missing, "--", *cmd(c, p))
+    assert result.returncode == 2, result.stderr
+    assert "--out %s: the directory %s does not exist; create it (mkdir -p" % (missing, os.path.dirname(missing)) \
+        in result.stderr
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    result = mm2_ambari("import-mm1", "--kafka-version", "3.7.1", "--out", str(folder), "--", *cmd(c, p))
+    assert result.returncode == 2 and "--out %s: is a directory; give the path of a file" % folder in result.stderr
+    assert "internal error" not in result.stderr and os.listdir(str(folder)) == []
+
+
+def test_a_binary_file_is_not_a_properties_file(tmp_path):
+    c, p = files(tmp_path)
+    binary = tmp_path / "consumer.jks"
+    binary.write_bytes(b"\xfe\xed\xfe\xed\x00\x00\x00\x02\x00\x00")
+    result, out = run_import(tmp_path, cmd(str(binary), p))
+    assert result.returncode == 2
+    assert "--consumer.config %s: not a properties file (binary content)" % binary in result.stderr
+    assert not os.path.exists(out)
+
+
+def test_numbers_are_checked_naming_the_flag(tmp_path):
+    c, p = files(tmp_path)
+    result, _ = run_import(tmp_path, cmd(c, p), "--instances", "0")
+    assert result.returncode == 2 and "argument --instances: must be >= 1" in result.stderr
+
+
+def test_ctrl_c_while_a_kafka_tool_reads_stops_the_tool(tmp_path, monkeypatch):
+    """seed-from-mm1 runs Kafka's readers in their own session (a terminal's Ctrl-C does not reach them): an
+    interrupted read must stop the reader itself, leaving no process behind."""
+    import threading
+    from mm2_ambari import mm1_cmds
+    home = tmp_path / "kafka"
+    (home / "bin").mkdir(parents=True)
+    for tool in ("kafka-consumer-groups.sh", "kafka-get-offsets.sh"):
+        (home / "bin" / tool).write_text("")
+    tools = mm1_cmds.Tools(str(home), str(tmp_path))
+    pid_file = tmp_path / "pid"
+
+    class Interrupted(threading.Event):
+        def wait(self, timeout=None):
+            while not pid_file.exists() or not pid_file.read_text().strip():
+                threading.Event().wait(0.01)   # the reader has started
+            raise KeyboardInterrupt()
+    import types
+    monkeypatch.setattr(mm1_cmds, "threading", types.SimpleNamespace(Event=Interrupted, Thread=threading.Thread))
+    try:
+        tools.read_until(["sh", "-c", "echo $$ > %s; exec sleep 60" % pid_file], lambda line: False, timeout=30)
+    except KeyboardInterrupt:
+        pass
+    else:
+        raise AssertionError("the interrupt was swallowed")
+    pid = int(pid_file.read_text())
+    try:
+        os.kill(pid, 0)
+        alive = open("/proc/%d/stat" % pid).read().split()[2] != "Z"
+    except (OSError, IOError):
+        alive = False
+    assert not alive

@@ -436,3 +436,12 @@ def test_dry_run_of_a_kerberized_install_masks_the_kdc_password(cli, fake, monke
     assert '"key": "********"' in result.out and '"type": "temporary"' in result.out
     assert "kdc-secret" not in result.out + result.err
     assert fake.mutating_calls() == [] and fake.credentials == {}
+
+
+def test_validate_refuses_a_host_name_with_a_space(cli, tmp_path):
+    path = tmp_path / "host.yaml"
+    path.write_text(open(TOPOLOGY).read().replace("hosts: [mm2-1.example.com, mm2-2.example.com]",
+                                                  'hosts: [mm2-1.example.com, "mm2 2.example.com"]'))
+    result = validate(cli, str(path))
+    assert result.code == 2, result
+    assert "deployment.hosts: 'mm2 2.example.com' is not a host name (it contains a space)" in result.err

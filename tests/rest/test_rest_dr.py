@@ -1,4 +1,6 @@
 """cutover check, failover and drill against the fake Ambari: the requests they post, exit codes, resume."""
+import json
+
 from rest_fake_ambari import C, S
 from rest_helpers import CL, HOSTS, normalize
 
@@ -10,9 +12,12 @@ READY = {"flow": "dc1->dc2", "source": "dc1", "target": "dc2", "verdict": "READY
          "groups": [{"group": "orders", "skipped": 0, "reread": 12, "no_checkpoint": []}]}
 
 
+DC1_DC2 = {names.CLUSTERS: {"source.alias": "dc1", "target.alias": "dc2"}}
+
+
 def run(cli, fake, *argv):
     if not getattr(fake, "dr_installed", False):
-        fake.install_started_service(HOSTS)
+        fake.install_started_service(HOSTS, DC1_DC2)
         fake.dr_installed = True
     return cli(*argv, "--url", fake.url, "--cluster", "prod")
 
@@ -80,9 +85,17 @@ def test_failback_under_the_prefixed_policy_adds_the_reverse_flow_then_restores_
         "applied": {"orders": {"dc2.t-0": 5}}, "refused": {}}}}
     fake.custom_output[names.CMD_VERIFY] = {"structured_out": {"verify_replication": {
         "status": "OK", "report": "/r.json", "totals": {"offsets_skipped": 0, "offsets_reread": 0}}}}
-    result = run(cli, fake, "failback", "--flow", "dc1->dc2", "--groups", "orders", "--restore", "original",
-                 "--state-file", str(tmp_path / "fb.json"))
+    argv = ("failback", "--flow", "dc1->dc2", "--groups", "orders", "--restore", "original",
+            "--state-file", str(tmp_path / "fb.json"))
+    refused = run(cli, fake, *argv, "--failover-state", str(tmp_path / "no-failover.json"))
+    assert refused.code == 2, refused   # no failover of dc1->dc2 recorded: nothing runs
+    assert "no failover of dc1->dc2 by mm2-ambari is recorded there" in refused.err
+    assert "--without-failover (prefixed policy only)" in refused.err
+    assert fake.mutating_calls() == []
+    result = run(cli, fake, *argv, "--without-failover")
     assert result.code == 0, result
+    with open(str(tmp_path / "fb.json")) as fh:
+        assert json.load(fh)["failover"] == "no recorded failover: --without-failover (failed over by hand)"
     calls = fake.mutating_calls()
     directions = [c[2]["Clusters"]["desired_config"][0]["properties"]["direction"] for c in calls
                   if c[0] == "PUT" and c[1] == CL]
@@ -106,4 +119,45 @@ def test_failback_under_the_identity_policy_needs_the_failovers_state_file(cli, 
     result = run(cli, fake, "failback", "--flow", "dc1->dc2", "--groups", "orders", "--restore", "original",
                  "--failover-state", missing)
     assert result.code == 2 and "failover state file %s does not exist" % missing in result.err
+    assert fake.mutating_calls() == []
+
+
+def test_a_flow_the_service_does_not_have_is_refused_before_anything_is_sent(cli, fake, tmp_path):
+    """Against a service with only dc1->dc2, `cutover check --flow 'dc1->dc9'` must not print dc1->dc2's verdict."""
+    fake.custom_output[names.CMD_CUTOVER_CHECK] = {"structured_out": {"cutover_check": [READY]}}
+    state = str(tmp_path / "state")
+    for argv in (["cutover", "check"], ["failover", "--groups", "orders", "--keep-flow", "--state-file", state],
+                 ["failback", "--groups", "orders", "--restore", "original", "--without-failover",
+                  "--state-file", state], ["drill", "--groups", "orders", "--history", state]):
+        result = run(cli, fake, *argv, "--flow", "dc1->dc9")
+        assert result.code == 2, result
+        assert "--flow 'dc1->dc9': service KAFKA_MIRRORMAKER2 of cluster prod has no such flow; its flows: " \
+               "'dc1->dc2'" in result.err
+        assert "READY" not in result.out
+    assert fake.mutating_calls() == []
+
+
+def test_failback_after_a_recorded_failover_under_the_prefixed_policy_records_it(cli, fake, tmp_path):
+    failover = tmp_path / "failover.json"
+    failover.write_text(json.dumps({"kind": "failover", "flow": "dc1->dc2", "steps": {"groups": {"status": "done"}}}))
+    result = run(cli, fake, "failback", "--flow", "dc1->dc2", "--groups", "orders", "--restore", "original",
+                 "--failover-state", str(failover), "--state-file", str(tmp_path / "fb.json"), "--dry-run")
+    assert result.code == 0, result
+    assert "after the failover recorded in %s" % failover in result.out
+    unfinished = tmp_path / "unfinished.json"
+    unfinished.write_text(json.dumps({"kind": "failover", "flow": "dc1->dc2", "steps": {"gate": {"status": "done"}}}))
+    result = run(cli, fake, "failback", "--flow", "dc1->dc2", "--groups", "orders", "--restore", "original",
+                 "--failover-state", str(unfinished))
+    assert result.code == 2 and "has not moved its groups: finish it first" in result.err
+    assert fake.mutating_calls() == []
+
+
+def test_without_failover_is_refused_under_the_identity_policy(cli, fake):
+    fake.install_started_service(HOSTS, {names.CLUSTERS: {"source.alias": "dc1", "target.alias": "dc2"},
+                                         names.REPLICATION: {"replication.policy": "identity"}})
+    fake.dr_installed = True
+    result = run(cli, fake, "failback", "--flow", "dc1->dc2", "--groups", "orders", "--restore", "original",
+                 "--without-failover")
+    assert result.code == 2, result
+    assert "under the identity policy the reverse flow dc2->dc1 must start where dc1->dc2" in result.err
     assert fake.mutating_calls() == []

@@ -149,6 +149,13 @@ def test_credentials_from_netrc_when_the_environment_has_none(cli, fake, monkeyp
     monkeypatch.setenv("NETRC", str(netrc))
     result = status(cli, fake)
     assert "is not installed" in result.out, result  # authenticated: the read went through
+    assert "warning: the netrc file" not in result.err
+    netrc.chmod(0o644)
+    result = status(cli, fake)
+    assert "is not installed" in result.out, result
+    assert ("warning: the netrc file %s holds the Ambari password and other users can read it (mode 644): chmod 600 %s"
+            % (netrc, netrc)) in result.err
+    assert "admin-secret" not in result.out + result.err
 
 
 def test_no_credentials_and_no_terminal_is_bad_input(cli, fake, monkeypatch):
@@ -233,3 +240,10 @@ def test_the_fake_refuses_an_accept_without_text_plain_like_ambari(fake):
     for accept in (ACCEPT, "text/plain", "*/*"):
         ok = requests.get(url, auth=auth, headers={"Accept": accept})
         assert ok.status_code == 200 and ok.headers["Content-Type"] == "text/plain;charset=utf-8", accept
+
+
+def test_https_to_a_plain_http_ambari_says_so(cli, fake):
+    url = fake.url.replace("http://", "https://")
+    result = cli("status", "--url", url, "--cluster", "prod")
+    assert result.code != 0, result
+    assert "the server answers plain HTTP, not HTTPS: use %s" % fake.url in result.err, result

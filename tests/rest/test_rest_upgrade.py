@@ -318,3 +318,11 @@ def test_a_wrong_mpack_is_bad_input_before_any_connection(cli, monkeypatch, tmp_
     assert result.code == 2
     assert "no such file or directory (the tarball given to ambari-server upgrade-mpack" in result.err
     assert "credentials" not in result.err
+
+
+def test_a_directory_without_mpack_json_says_so(cli, monkeypatch, tmp_path):
+    monkeypatch.delenv("AMBARI_PASSWORD")
+    (tmp_path / "some-dir").mkdir()
+    result = cli("upgrade", "--url", "http://127.0.0.1:9", "--cluster", "prod", "--mpack", str(tmp_path / "some-dir"))
+    assert result.code == 2, result
+    assert "--mpack %s: no mpack.json in it, so it is not an mpack" % (tmp_path / "some-dir") in result.err

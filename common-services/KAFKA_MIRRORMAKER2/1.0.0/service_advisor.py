@@ -203,8 +203,6 @@ class KAFKA_MIRRORMAKER2100ServiceAdvisor(service_advisor.ServiceAdvisor):
         if not any(p.level == problems.ERROR for p in found):
             topology = parse.build_topology(current, version, local_kafka=local)
             found += advice.listener_problems(topology, local)
-            from mm2_core.connect import live   # connect mode: live flow settings, the REST listener's protection
-            found += live.config_problems(current, topology)
         items = [(p.config_type, p.name, p.level, p.message) for p in found]
         items.extend(advice.catchup_problems(current, version, local))
         if not any(level == problems.ERROR for _, _, level, _ in items):

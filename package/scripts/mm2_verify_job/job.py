@@ -48,7 +48,7 @@ if __name__ == "__main__" and not __package__:
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from mm2_verify_job.spec import (  # noqa: F401 (the job module's public names)
-    ACCEPTED_TYPES, ALWAYS_EXCLUDED, BadInput, DEFAULT_FAIL_ON, EXIT_BAD_INPUT, EXIT_FAILED,
+    ACCEPTED_TYPES, ALWAYS_EXCLUDED, BadInput, DEFAULT_FAIL_ON, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED,
     EXIT_OK, EXIT_RUNTIME, FAIL_CHOICES, format_duration, format_ms, java_quote, java_topic_pattern,
     KAFKA_COLUMNS, MATCH_FIELDS, MM2_DEFAULT_TOPICS_EXCLUDE, normalize_spec, OPTIONAL_COLUMNS,
     parse_duration_ms, parse_flow, parse_time_ms, POLICIES, remote_topic, REPORT_VERSION,
@@ -72,7 +72,7 @@ def build_parser():
         prog="mm2-verify", description="Verify that a MirrorMaker 2 flow lost nothing and kept per-key order.",
         epilog="Exit status: 0 ok, 1 loss or disorder found, 2 bad input, 3 the job could not run.")
     what = parser.add_argument_group("what to compare")
-    what.add_argument("--flow", help="SOURCE->TARGET cluster aliases, e.g. primary->backup")
+    what.add_argument("--flow", help="SOURCE->TARGET cluster aliases, quoted: --flow 'primary->backup'")
     what.add_argument("--policy", choices=POLICIES, default="prefixed",
                       help="replication policy: prefixed (A.topic, default) or identity (same name)")
     what.add_argument("--separator", default=".", help="replication.policy.separator (default '.')")
@@ -193,18 +193,53 @@ def specs_from_args(args, now_ms):
     return [normalize_spec(raw, now_ms)]
 
 
+def _write_whole(path, text):
+    """Write to a temporary name beside ``path``, then rename: an interrupted run leaves no half-written file."""
+    tmp = "%s.tmp-%d" % (path, os.getpid())
+    try:
+        with open(tmp, "w") as handle:
+            handle.write(text)
+        os.rename(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
 def write_outputs(report, args):
     table = format_table(report, args.max_table_rows)
     if args.report:
-        with open(args.report, "w") as handle:
-            json.dump(report, handle, indent=2, sort_keys=True)
-            handle.write("\n")
+        _write_whole(args.report, json.dumps(report, indent=2, sort_keys=True) + "\n")
     if args.summary:
-        with open(args.summary, "w") as handle:
-            handle.write(table + "\n")
+        _write_whole(args.summary, table + "\n")
     if args.plot:
         write_plot(report, args.plot)
     return table
+
+
+def _quiet_py4j():
+    """After Ctrl-C py4j logs every broken call with its stack trace: not what an operator should read."""
+    import logging
+    for name in ("py4j", "pyspark"):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+
+
+def _note_interrupts(interrupted):
+    """Note Ctrl-C before pyspark's own SIGINT handler cancels the Spark jobs and raises KeyboardInterrupt (which
+    py4j may turn into 'An error occurred while calling o32.read'). Returns the handler to restore, or None."""
+    import signal
+    previous = signal.getsignal(signal.SIGINT)
+
+    def handler(signum, frame):
+        interrupted.append(True)
+        _quiet_py4j()
+        if callable(previous):
+            previous(signum, frame)
+        raise KeyboardInterrupt()
+    try:
+        signal.signal(signal.SIGINT, handler)
+    except ValueError:   # not the main thread: no signal to note
+        return None
+    return previous
 
 
 def run(argv, spark=None, out=None):
@@ -218,29 +253,47 @@ def run(argv, spark=None, out=None):
     except SystemExit as exc:
         return (exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT), None
     own_session = spark is None
+    interrupted, specs, restore = [], [], None
     try:
         specs = specs_from_args(args, int(time.time() * 1000))
         connector = kafka_connector(args.kafka_connector)
         if own_session:
             spark = build_session(args.master, args.app_name, args.shuffle_partitions, connector)
+            restore = _note_interrupts(interrupted)
         report = build_report([verify_flow(spark, spec) for spec in specs])
         report["spark"] = {"master": spark.sparkContext.master, "version": spark.version,
                            "application_id": spark.sparkContext.applicationId}
         out.write(write_outputs(report, args) + "\n")
         return report["exit_code"], report
+    except KeyboardInterrupt:
+        interrupted.append(True)
     except BadInput as exc:
         sys.stderr.write("mm2-verify: bad input: %s\n" % exc)
         return EXIT_BAD_INPUT, None
     except Exception as exc:  # Spark or Kafka failure: say so, not "records missing"
-        if os.environ.get("MM2_VERIFY_TRACEBACK"):
-            traceback.print_exc()
-        sys.stderr.write("mm2-verify: the verification could not run: %s%s\n" % (
-            _first_line(exc), "" if os.environ.get("MM2_VERIFY_TRACEBACK") else
-            " (set MM2_VERIFY_TRACEBACK=1 to see the stack trace)"))
-        return EXIT_RUNTIME, None
+        if not interrupted:   # after Ctrl-C py4j reports the cancelled call as a failure: it is not one
+            if os.environ.get("MM2_VERIFY_TRACEBACK"):
+                traceback.print_exc()
+            sys.stderr.write("mm2-verify: the verification could not run: %s%s\n" % (
+                _first_line(exc), "" if os.environ.get("MM2_VERIFY_TRACEBACK") else
+                " (set MM2_VERIFY_TRACEBACK=1 to see the stack trace)"))
+            return EXIT_RUNTIME, None
     finally:
+        if restore is not None:
+            import signal
+            signal.signal(signal.SIGINT, restore)
         if own_session and spark is not None:
-            spark.stop()
+            if interrupted:
+                _quiet_py4j()
+                try:
+                    spark.stop()
+                except Exception:   # the session may be half gone after Ctrl-C: stopping is all that is left
+                    pass
+            else:
+                spark.stop()
+    sys.stderr.write("mm2-verify: interrupted: the verification of %s was stopped and its Spark jobs cancelled; "
+                     "no report was written\n" % (", ".join(s.get("flow", "?") for s in specs) or "the flows"))
+    return EXIT_INTERRUPTED, None
 
 
 def main(argv=None):

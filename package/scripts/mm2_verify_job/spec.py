@@ -17,6 +17,7 @@ from mm2_core.kafka import replication_policy as _policy
 
 REPORT_VERSION = 1
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_RUNTIME = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130   # Ctrl-C, as a shell reports a SIGINT
 
 # Spark's Kafka source schema (KafkaRecordToRowConverter.kafkaSchema(includeHeaders=true)).
 KAFKA_COLUMNS = (
@@ -122,8 +123,8 @@ def parse_flow(text):
     """'A->B' -> ('A', 'B')."""
     parts = [p.strip() for p in str(text).split("->")]
     if len(parts) != 2 or not all(re.match(r"^[A-Za-z0-9_\-]+$", p) for p in parts) or parts[0] == parts[1]:
-        raise BadInput("--flow %r: expected SOURCE->TARGET with two different cluster aliases, "
-                       "e.g. primary->backup" % (text,))
+        raise BadInput("--flow '%s': expected SOURCE->TARGET with two different cluster aliases, quoted: "
+                       "--flow 'primary->backup' (unquoted, the shell reads > as a redirect)" % (text,))
     return parts[0], parts[1]
 
 

@@ -22,7 +22,7 @@ Pure (stdlib only, Python 2.7 and 3).
 import re
 
 from mm2_core.config import names
-from mm2_core.config.problems import Problem
+from mm2_core.config.problems import ERROR, Problem
 from mm2_core.formats import javaregex
 from mm2_core.kafka import versions
 
@@ -51,10 +51,13 @@ def _did_you_mean(word, choices):
 
 def parse(text_value, topology):
     """([(flow name, Kafka key, value)], [Problem]) of the live settings, checked against the topology's flows
-    and the Kafka version (the key it has there, its type). Each problem names the line and the fix."""
+    and the Kafka version (the key it has there, its type). The one validator of kafka-mm2-live/flow.settings:
+    validate, render, configure --dry-run, the service advisor and the agent all call it, so each says the same
+    words. Each problem names the line, the flow, the setting and the fix."""
     entries, problems = [], []
     version = topology.version
     flows = dict((f.name, f) for f in topology.flows)
+    example = sorted(flows)[0] if flows else "A->B"
     seen = {}
     for number, line in enumerate((text_value or "").splitlines(), 1):
         stripped = line.strip()
@@ -63,46 +66,55 @@ def parse(text_value, topology):
         where = "line %d (%s)" % (number, stripped)
         match = _LINE.match(line)
         if not match:
-            problems.append(_problem("%s: write SOURCE->TARGET.setting = value, e.g. A->B.topics = orders.*" % where))
+            problems.append(_problem("%s: not a setting line; write SOURCE->TARGET.setting = value, e.g. "
+                                     "%s.topics = orders.*" % (where, example)))
             continue
         source, target, name, value = match.groups()
         flow = "%s->%s" % (source, target)
         if flow not in flows:
-            problems.append(_problem("%s: no flow %s in this topology%s; flows: %s" % (
-                where, flow, _did_you_mean(flow, sorted(flows)), ", ".join(sorted(flows)) or "none")))
+            problems.append(_problem("%s: no flow %s in this topology%s; flows: %s. Fix the flow name or remove "
+                                     "the line" % (where, flow, _did_you_mean(flow, sorted(flows)),
+                                                   ", ".join(sorted(flows)) or "none")))
             continue
         if not flows[flow].enabled:
             problems.append(_problem("%s: flow %s is disabled; enable it (kafka-mm2-replication or the topology) "
                                      "or remove the line" % (where, flow)))
             continue
         if name not in LIVE_SETTINGS:
-            problems.append(_problem("%s: %s is not a live flow setting%s; live: %s. Set anything else in "
-                                     "kafka-mm2-replication or the topology (a driver restart)" % (
-                                         where, name, _did_you_mean(name, LIVE_SETTINGS), ", ".join(LIVE_SETTINGS))))
+            problems.append(_problem("%s: %s is not a live flow setting%s: it cannot change while flow %s runs; "
+                                     "live: %s. Set it in kafka-mm2-replication or the topology (a driver restart) "
+                                     "and remove the line" % (where, name, _did_you_mean(name, LIVE_SETTINGS), flow,
+                                                              ", ".join(LIVE_SETTINGS))))
             continue
         key = versions.renamed_key(version, name)
         if key is None or not versions.connector_key_defined(version, key, True):
-            problems.append(_problem("%s: Kafka %s has no %s; remove the line" % (where, version, name)))
+            problems.append(_problem("%s: Kafka %s has no %s (flow %s); remove the line" % (
+                where, version, name, flow)))
             continue
         if (flow, key) in seen:
-            problems.append(_problem("%s: %s of %s is already set on line %d; keep one" % (
+            problems.append(_problem("%s: %s of flow %s is already set on line %d; keep one of the two lines" % (
                 where, name, flow, seen[(flow, key)])))
             continue
         seen[(flow, key)] = number
         if name in PATTERN_SETTINGS:
             if name in ("topics", "groups") and not javaregex.split_list(value):
-                problems.append(_problem("%s: empty: nothing would be %s; use .* for all, or pause the flow" % (
-                    where, "replicated" if name == "topics" else "checkpointed")))
+                problems.append(_problem("%s: %s of flow %s is empty: nothing would be %s; use .* for all, or "
+                                         "pause the flow" % (where, name, flow,
+                                                             "replicated" if name == "topics" else "checkpointed")))
                 continue
             error = javaregex.pattern_list_error(value)
             if error:
-                problems.append(_problem("%s: %s; fix the pattern (comma-separated Java regexes)" % (where, error)))
+                problems.append(_problem("%s: %s of flow %s: %s; fix the pattern (comma-separated Java regexes)" % (
+                    where, name, flow, error)))
                 continue
         else:
-            error = versions.value_problem(version, key, value)
-            if error:
-                problems.append(_problem("%s: %s" % (where, error)))
-                continue
+            found = versions.value_problem(version, key, value)
+            if found:
+                level, message = found
+                problems.append(Problem(names.LIVE, PROPERTY, "%s: %s of flow %s: %s; fix the value or remove the "
+                                        "line" % (where, name, flow, message), level))
+                if level == ERROR:
+                    continue
         entries.append((flow, key, value))
     return entries, problems
 

@@ -1,7 +1,10 @@
 """What every input mode shares: global settings, the local-Kafka default target, cluster aliases,
 custom properties and the host-level inputs (driver, Kerberos), read once into the Topology."""
+import re
+
 from mm2_core.config import env_checks, names, schema
 from mm2_core.config.config_values import configs, get, parse_bool, parse_int, suggest, text
+from mm2_core.kafka import versions
 from mm2_core.model import placement
 from mm2_core.model.keycheck import translated_key
 from mm2_core.rendering import templates
@@ -146,6 +149,29 @@ def catalog_checks(configurations, collector):
                 if config_type.name == ENV_T and not message:
                     for found in env_checks.env_problems(name, props[name]):
                         collector.error(config_type.name, name, found)
+    provider_reference_warnings(configurations, collector)
+
+
+# Kafka's config provider reference (ConfigTransformer): ${provider:[path:]key}
+_PROVIDER_REFERENCE = re.compile(r"\$\{[^}:\s]+:[^}]*\}")
+
+
+def provider_reference_warnings(configurations, collector):
+    """A password that starts like a config provider reference (${...}) but is not one (${vault}, an unclosed
+    ${file:...): Kafka would send it as the literal password. The value is never echoed."""
+    for config_type in schema.CONFIG_TYPES:
+        props = configs(configurations, config_type.name)
+        for name in sorted(text(n) for n in props):
+            if config_type.name == CUSTOM_T:
+                secret = versions.is_secret_key(name)
+            else:
+                secret = name in config_type and config_type[name].is_secret
+            value = text(props[name])
+            if secret and "${" in value and not _PROVIDER_REFERENCE.search(value):
+                collector.warn(config_type.name, name, "looks like a config provider reference but is not one, so "
+                                                       "Kafka would use it as the literal password; write "
+                                                       "${provider:path:key} (e.g. ${file:/path/to/secrets.properties:"
+                                                       "key}), or the password itself")
 
 
 def catalog_value_problem(prop, value):

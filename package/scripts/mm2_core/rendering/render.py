@@ -27,6 +27,7 @@ from collections import OrderedDict
 from mm2_core.config import names
 from mm2_core.config.config_values import text
 from mm2_core.config.problems import ERROR, WARN, ConfigError, problem as Problem, without_shadowed_warnings
+from mm2_core.connect import live
 from mm2_core.formats import javaprops
 from mm2_core.kafka import versions
 from mm2_core.model import keycheck, parse, resolved
@@ -127,6 +128,27 @@ def render_topology(topology, hostname, conf_dir):
     return _finish(answers, builder, hostname, conf_dir, list(topology.problems) + problems)
 
 
+def connect_files(connect_plan, version, security, conf_dir):
+    """The files connect mode adds to a host's rendering: the worker, the connectors' secrets and, with HTTPS, the
+    REST listener's Basic auth files (connect_plan: mm2_core.connect.connect_mode.ConnectPlan; security: its
+    RestSecurity). The agent writes them at CONFIGURE; `mm2-ambari render` previews them (one source for both)."""
+    from mm2_core.connect import connect_mode, rest_security
+    header = ("Kafka Connect worker of MirrorMaker 2 (connect mode) rendered by Ambari for Kafka %s, target %s.\n"
+              "Do not edit: Ambari rewrites it." % (version, connect_plan.target))
+    mode = SECRET_MODE if connect_plan.worker_has_secret else PLAIN_MODE
+    files = [RenderedFile(connect_mode.WORKER_FILE, javaprops.dumps(connect_plan.worker, header), mode,
+                          connect_plan.worker_has_secret),
+             RenderedFile(connect_mode.SECRETS_FILE, javaprops.dumps(connect_plan.secrets,
+                                                                    "Secrets of the MM2 connectors (Ambari)."),
+                          SECRET_MODE, True)]
+    if security.tls:   # Connect's PropertyFileLoginModule reads user=password; both files 0600 (the worker's user)
+        credentials = os.path.join(conf_dir, rest_security.CREDENTIALS_FILE)
+        files.append(RenderedFile(rest_security.CREDENTIALS_FILE, javaprops.dumps(
+            security.credentials_items(), "Connect REST Basic auth (Ambari)."), SECRET_MODE, True))
+        files.append(RenderedFile(rest_security.JAAS_FILE, security.jaas_text(credentials), SECRET_MODE, False))
+    return files
+
+
 def check_rendering(topology, hostname):
     """Problems rendering would report (used by validate)."""
     _, problems = _render_entries(resolved.resolve(topology), hostname)
@@ -137,7 +159,9 @@ def validate(configurations, kafka_version, local_kafka=None):
     """Every problem (ERROR and WARN) the configurations have for this Kafka version.
 
     Parses and validates the model, then runs the same checks as rendering (with a placeholder
-    host), so the advisor, the REST tool and the agent reject exactly the same input.
+    host), so the advisor, the REST tool and the agent reject exactly the same input. Connect mode's own
+    settings too (mm2_core.connect.live.config_problems: kafka-mm2-live/flow.settings, the REST listener's
+    protection), which the agent checks at CONFIGURE and APPLY_LIVE_CHANGES.
     """
     topo, collector = parse.parse(configurations, kafka_version, local_kafka)
     if collector.has_errors or topo is None:
@@ -145,6 +169,7 @@ def validate(configurations, kafka_version, local_kafka=None):
     topo.problems = collector.problems
     problems = list(collector.problems)
     problems.extend(check_rendering(topo, "mm2-host.invalid"))
+    problems.extend(live.config_problems(configurations, topo))
     return _unique(without_shadowed_warnings(problems))
 
 
