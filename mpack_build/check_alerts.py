@@ -15,6 +15,7 @@ class AlertChecks(object):
         (build.py --generate-alerts): a hand edit or a registry change not written out is a problem."""
         registry = self.core.alerts
         wanted = [(self.core.service_dir + "/alerts.json", registry.alerts_json_text())]
+        wanted += [(self.core.service_dir + "/" + rel, text) for rel, text in registry.metric_files()]
         wanted += [(self.core.service_dir + "/package/alerts/" + kind.stub, registry.stub_text(kind.kind))
                    for kind in registry.KINDS]
         for rel, text in wanted:
