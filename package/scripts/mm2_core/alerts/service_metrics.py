@@ -16,7 +16,7 @@ heartbeat age, checkpoint age, failed connectors/tasks. It names
 - its unit and type, and the alert it corresponds to (whose thresholds colour the numbers).
 
 Bounded series: per host, one series per metric (6), plus per flow the TOP_FLOWS flows with the worst
-latency, then lag (at most TOP_FLOWS x 6 more), so one host sends at most MAX_SERIES_PER_HOST series a
+latency, then lag (at most TOP_FLOWS x 5 more: failed tasks have no flow), so one host sends at most MAX_SERIES_PER_HOST series a
 minute whatever the number of flows, topics and partitions. Partitions are never a series of their own
 in AMS: a flow's value is the sum (rates) or the worst (latency, lag, ages) over its partitions.
 
