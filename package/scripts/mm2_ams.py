@@ -55,6 +55,8 @@ def command_args(params, endpoint, urls, mm2_pid, credentials_file=None):
         args += ["--collector", url]
     if endpoint.https and endpoint.ca_file:
         args += ["--exporter-ca-file", endpoint.ca_file]
+    if endpoint.https and not endpoint.verify:   # kafka-mm2-env/mm2_metrics_ssl_verify=false, as the alerts read it
+        args += ["--exporter-no-verify"]
     if credentials_file:
         args += ["--exporter-credentials-file", credentials_file]
     return args

@@ -36,7 +36,7 @@ def one_minute(args, state, auth, now=None):
     now = time.time() if now is None else now
     fetched = alert_fetch.fetch(alert_fetch.with_names(args.exporter_url, ams_sender.FAMILIES),
                                 timeout=args.timeout, ca_file=args.exporter_ca_file or "",
-                                username=auth[0], password=auth[1])
+                                verify=not args.exporter_no_verify, username=auth[0], password=auth[1])
     if not fetched.ok:
         return None, ["exporter %s: %s" % (args.exporter_url, fetched.error)]
     snap = m.Snapshot(fetched.text, ams_sender.FAMILIES, fetched_at=now, url=args.exporter_url)
@@ -56,6 +56,8 @@ def main(argv=None):
     parser.add_argument("--timeout", type=float, default=5.0, help="bound of one scrape and of one post")
     parser.add_argument("--ca-file", help="HTTPS collector: PEM CA file (default: the system's)")
     parser.add_argument("--exporter-ca-file", help="HTTPS exporter: PEM CA file")
+    parser.add_argument("--exporter-no-verify", action="store_true",
+                        help="HTTPS exporter: do not verify its certificate (mm2_metrics_ssl_verify=false)")
     parser.add_argument("--exporter-credentials-file", help="exporter Basic auth: the 0600 user=password file")
     parser.add_argument("--once", action="store_true", help="one scrape and post, then exit (0: posted)")
     args = parser.parse_args(argv)

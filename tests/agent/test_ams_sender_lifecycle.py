@@ -139,3 +139,20 @@ def test_sender_ends_with_the_mm2_process(driver, guard, endpoints):
         assert _wait(lambda: (reap(pid) or True) and not alive(pid), 15)
     finally:
         _stop_leftover(pid)
+
+
+def test_sender_command_line_reads_the_exporter_as_the_alerts_do_and_holds_no_secret():
+    import mm2_ams
+    from mm2_core.alerts import alert_config
+
+    class Params(object):
+        hostname = "d1.example.com"
+    endpoint = alert_config.Endpoint(True, 9405, https=True, ca_file="/etc/pki/ca.pem", verify=False,
+                                     username="scraper", password="s3cret")
+    args = mm2_ams.command_args(Params, endpoint, ["http://c1:6188/ws/v1/timeline/metrics"], 4242,
+                                "/etc/kafka-mm2/conf/" + mm2_ams.CREDENTIALS_FILE)
+    line = " ".join(args)
+    assert "s3cret" not in line
+    assert args[args.index("--exporter-url") + 1] == "https://d1.example.com:9405/metrics"
+    assert "--exporter-no-verify" in args and args[args.index("--exporter-ca-file") + 1] == "/etc/pki/ca.pem"
+    assert args[args.index("--pid") + 1] == "4242"
