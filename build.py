@@ -118,11 +118,13 @@ def record_release(repo=REPO):
 
 
 def generate_alerts(repo):
-    """Write alerts.json and the alert scripts from package/scripts/mm2_core/alerts/registry.py (the
-    build checks they match it); returns the paths written, relative to the checkout."""
+    """Write alerts.json and the alert scripts from package/scripts/mm2_core/alerts/registry.py, and the metrics
+    files from its metric list (the build checks they match them); returns the paths written, relative to the
+    checkout."""
     core = Core(repo)
     registry = core.alerts
     files = [(core.service_dir + "/alerts.json", registry.alerts_json_text())]
+    files += [(core.service_dir + "/" + rel, text) for rel, text in registry.metric_files()]
     files += [("package/alerts/" + kind.stub, registry.stub_text(kind.kind)) for kind in registry.KINDS]
     for rel, text in files:
         with io.open(os.path.join(repo, *rel.split("/")), "w", encoding="utf-8") as fh:
@@ -159,7 +161,9 @@ def main(argv=None):
     parser.add_argument("--record-release", action="store_true",
                         help="record this version's names in %s" % RELEASED_NAMES_REL)
     parser.add_argument("--generate-alerts", action="store_true",
-                        help="write alerts.json and package/alerts/alert_mm2_*.py from the alert registry")
+                        help="write alerts.json and package/alerts/alert_mm2_*.py from the alert registry, and "
+                             "metrics.json, widgets.json, telemetry.json and the Grafana dashboard from the "
+                             "metric list (mm2_core/alerts/service_metrics.py)")
     args = parser.parse_args(argv)
     try:
         if args.generate_alerts:

@@ -15,6 +15,7 @@ class AlertChecks(object):
         (build.py --generate-alerts): a hand edit or a registry change not written out is a problem."""
         registry = self.core.alerts
         wanted = [(self.core.service_dir + "/alerts.json", registry.alerts_json_text())]
+        wanted += [(self.core.service_dir + "/" + rel, text) for rel, text in registry.metric_files()]
         wanted += [(self.core.service_dir + "/package/alerts/" + kind.stub, registry.stub_text(kind.kind))
                    for kind in registry.KINDS]
         for rel, text in wanted:
@@ -36,6 +37,30 @@ class AlertChecks(object):
             self.add(rel, line, "%s the alert registry (package/scripts/mm2_core/alerts/registry.py): run "
                      "python3 build.py --generate-alerts" % ("is missing, it is written from" if current is None
                                                              else "differs from"))
+
+    def check_telemetry(self):
+        """telemetry.json (Ambari 3.1): a format the contract knows, a plain path, and endpoint properties that
+        exist in the service's configuration (the server reads the port and the HTTPS switch from them)."""
+        rel = self.core.service_dir + "/telemetry.json"
+        if not os.path.isfile(self.layout.path(rel)) or not self._parsable(rel):
+            return
+        src = self.json(rel)
+        for component in (src.obj.get("components") or []) if isinstance(src.obj, dict) else []:
+            name = component.get("name")
+            line = src.line_of('"%s"' % name)
+            if name != self.names.COMPONENT:
+                self.add(rel, line, "telemetry for %r: the service's component is %s" % (name, self.names.COMPONENT))
+            if component.get("format") not in ("prometheus_text", "jmx_json"):
+                self.add(rel, line, "format %r: Ambari 3.1 knows prometheus_text and jmx_json" % component.get("format"))
+            path = component.get("path") or ""
+            if not path.startswith("/") or ".." in path or "?" in path or "://" in path:
+                self.add(rel, line, "path %r must be a plain absolute path such as /metrics" % path)
+            for part, entry in sorted((component.get("endpoint") or {}).items()):
+                ref = (entry or {}).get("property") or ""
+                config_type, _, prop = ref.partition("/")
+                if not self.core.has_property(config_type, prop):
+                    self.add(rel, src.line_of('"%s"' % ref), "endpoint.%s names %r, which is not a property of the "
+                             "service's configuration (type/name)" % (part, ref))
 
     def check_alerts(self):
         rel = self.core.service_dir + "/alerts.json"

@@ -78,6 +78,7 @@ class Checker(MpackJsonChecks, MetainfoChecks, ConfigurationChecks, ThemeChecks,
         self.check_role_command_order()
         self.check_alerts()
         self.check_alert_registry()
+        self.check_telemetry()
         self.check_service_advisor()
         self.check_released_names()
         return self.problems

@@ -160,6 +160,8 @@ def start(params, rendering):
     action, pid, current = process.plan_start(params.mm2_pid_file, params.mm2_properties_file)
     if action == process.ALREADY_RUNNING:
         Logger.info("MirrorMaker 2 is already running (pid %d); not starting another one" % pid)
+        import mm2_ams
+        mm2_ams.start_sender(params, _kill)
         return pid
     if action == process.ADOPT:
         # running without (or with a wrong) pid file, e.g. the file was deleted by hand: adopt it
@@ -197,6 +199,8 @@ def start(params, rendering):
                 mm2_connect.wait_rest(params)
                 mm2_connect.apply_connectors(params, rendering.connect_plan)
                 mm2_connect.start_healer(params)
+            import mm2_ams
+            mm2_ams.start_sender(params, _kill)   # never raises: MM2 runs whether or not AMS gets its metrics
             return outcome.pid
         try:
             show_log_tail(params, log_offset)
@@ -219,6 +223,11 @@ def undo_start(params):
     except Exception as e:
         Logger.error(u"Could not stop the healer this START launched: %s" % text(e))
     try:
+        import mm2_ams
+        mm2_ams.stop_sender(params, _kill)
+    except Exception as e:
+        Logger.error(u"Could not stop the AMS sender this START launched: %s" % text(e))
+    try:
         pids, _ = process.pids_to_stop(params.mm2_pid_file, params.mm2_properties_file)
         for pid in pids:
             outcome = process.stop_process(pid, params.mm2_properties_file, params.mm2_stop_timeout, kill=_kill)
@@ -236,6 +245,8 @@ def stop(params):
     mm2_setup.check_names_for_this_agent(params)
     import mm2_connect
     mm2_connect.stop_healer(params, _kill)   # in either mode: a healer left from connect mode never outlives STOP
+    import mm2_ams
+    mm2_ams.stop_sender(params, _kill)
     pids, current = process.pids_to_stop(params.mm2_pid_file, params.mm2_properties_file)
     if not current.running:
         Logger.info(u"MirrorMaker 2 is not running according to its pid file: %s" % text(current.detail))

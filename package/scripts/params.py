@@ -169,6 +169,10 @@ if security_enabled:
     from resource_management.libraries.functions import get_kinit_path
     kinit_path_local = get_kinit_path(default("/configurations/kerberos-env/executable_search_paths", None))
 
+# ---- Ambari Metrics (the AMS sender, mm2_ams): the collectors, when the cluster has them
+cluster_host_info = dict(default("/clusterHostInfo", {}) or {})
+ams_site = dict(default("/configurations/ams-site", {}) or {})   # read only; not a restart dependency
+
 # ---- placement
 driver_hosts = sorted(default("/clusterHostInfo/%s_hosts" % names.COMPONENT.lower(), []) or [])
 target_clusters_setting = _get(names.DRIVER, "target.clusters")

@@ -15,6 +15,7 @@ Pure stdlib, Python 2.7 and 3.
 import json
 from collections import OrderedDict
 
+from mm2_core.alerts import metric_files as _metric_files
 from mm2_core.alerts import metrics as m
 from mm2_core.config import names
 
@@ -221,6 +222,13 @@ def definitions():
 def alerts_json_text():
     """The text of alerts.json (what build.py --generate-alerts writes)."""
     return json.dumps(definitions(), indent=2, separators=(",", ": ")) + "\n"
+
+
+def metric_files():
+    """[(path relative to the service directory, text)] of metrics.json, widgets.json, telemetry.json and the
+    Grafana dashboard, written from the metric list (service_metrics.py, metric_files.py) with this registry's
+    alert thresholds."""
+    return _metric_files.files(KINDS)
 
 
 def stub_text(kind):
