@@ -56,7 +56,14 @@ def _java_processes_of(owner):
         except (IOError, OSError):
             continue
         if env.get(OWNER_ENV.encode()) == owner.encode():
-            found[int(name)] = env.get(b"PYTEST_CURRENT_TEST", b"?").decode("utf-8", "replace")
+            current = env.get(b"PYTEST_CURRENT_TEST")
+            if current is None:   # started outside a test's phases: name it by its command line
+                try:
+                    with open("/proc/%s/cmdline" % name, "rb") as fh:
+                        current = b"(outside any test) " + fh.read().replace(b"\0", b" ")[-300:]
+                except (IOError, OSError):
+                    current = b"(outside any test)"
+            found[int(name)] = current.decode("utf-8", "replace")
     return found
 
 

@@ -25,6 +25,7 @@ RESULT_CHECK = "cutover_check"
 RESULT_GROUPS = "failover_groups"
 # A read "from the beginning" ends after this much quiet; it includes joining a group (seconds on a loaded host)
 READ_QUIET_MS = 10000
+RPO_PROBE_TIMEOUTS_MS = (4000, 20000)   # the first read of the oldest unreplicated record, then once more
 PROBE_SECONDS = 45
 ASSIGNED_QUIET_MS = 15000   # includes the first fetch: seconds on a busy host
 HEARTBEATS_READ = 20          # the last records of each partition of <source>.heartbeats on the target
@@ -119,12 +120,18 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
     rows = cutover.unreplicated(facts["source_ends"], facts["source_starts"], facts["replicated"])
     stamps = {}
     for topic, partition, offset in cutover.rpo_probes(rows):
-        argv = kafka_tools.console_consumer(home, version, cli.bootstrap(source), cli.config(source), topic,
-                                           timeout_ms=4000, max_messages=1, partition=partition, offset=offset)
-        r = cli.run(argv + cutover.TIMESTAMP_PROPERTIES, timeout=cli.timeout)
-        found = cutover.parse_record_timestamps(r.out)
-        if found:
-            stamps[(topic, partition)] = found[0]
+        # the console consumer's timeout also runs while it starts and fetches for the first time: on a loaded
+        # host a 4 s read can end before its first record (a silent-loss gate read nothing at load ~40 and said
+        # UNKNOWN), so a read that got nothing is made once more with a longer timeout
+        for timeout_ms in RPO_PROBE_TIMEOUTS_MS:
+            argv = kafka_tools.console_consumer(home, version, cli.bootstrap(source), cli.config(source), topic,
+                                               timeout_ms=timeout_ms, max_messages=1, partition=partition,
+                                               offset=offset)
+            r = cli.run(argv + cutover.TIMESTAMP_PROPERTIES, timeout=cli.timeout + timeout_ms // 1000)
+            found = cutover.parse_record_timestamps(r.out)
+            if found:
+                stamps[(topic, partition)] = found[0]
+                break
     facts["oldest_unreplicated_ms"] = stamps
 
     for side, alias in (("source_configs", source), ("target_configs", target)):
@@ -428,8 +435,12 @@ def drill(script, params):
             results[group] = {"shadow": shadow, "rto_seconds": round(rto, 2) if got_first else None,
                               "records_read": read, "reread": g.get("reread"), "skipped": g.get("skipped"),
                               "no_checkpoint": g.get("no_checkpoint", [])}
-            cli.run([kafka_tools.tool(cli.home, "kafka-consumer-groups.sh"), "--bootstrap-server",
-                     cli.bootstrap(target), "--command-config", cli.config(target), "--delete", "--group", shadow])
+            deleted = _delete_shadow(cli, target, shadow)
+            results[group]["shadow_deleted"] = deleted is None
+            if deleted is not None:
+                problems.append("the shadow group %s could not be deleted from %s within %ds: %s; delete it with "
+                                "kafka-consumer-groups --delete --group %s once it has no member"
+                                % (shadow, target, SHADOW_DELETE_SECONDS, deleted, shadow))
             Logger.info("Drill %s: shadow %s on %s read %d record(s), first after %.1f s; a failover now re-reads %s "
                         "and skips %s record(s)" % (group, shadow, target, read, rto, g.get("reread"), g.get("skipped")))
     script.put_structured_out({RESULT_DRILL: {"flow": flow.name, "target": flow.target, "records": records,
@@ -439,6 +450,27 @@ def drill(script, params):
     if problems:
         raise Fail("DRILL %s:\n%s" % (flow.name, "\n".join(problems)))
     return results
+
+
+SHADOW_DELETE_SECONDS = 90   # a reader that did not leave the group (killed at its bound) stays a member until
+                             # its session times out (45 s on Kafka 3.x): deleting the group fails until then
+
+
+def _delete_shadow(cli, target, shadow):
+    """Delete the drill's shadow group from the target, asking again while it still has a member or its
+    coordinator is busy; None once it is gone, else the tool's last answer. Its result is checked: a drill that
+    says the shadow group was deleted while it still holds offsets on the target misleads the operator."""
+    deadline = time.time() + SHADOW_DELETE_SECONDS
+    while True:
+        result = cli.run([kafka_tools.tool(cli.home, "kafka-consumer-groups.sh"), "--bootstrap-server",
+                          cli.bootstrap(target), "--command-config", cli.config(target), "--delete", "--group", shadow])
+        said = result.out + u"\n" + result.err
+        if result.ok and u"was successful" in said or u"does not exist" in said:
+            return None
+        if time.time() >= deadline:
+            return result.problem(3)
+        Logger.info("The shadow group %s is not deleted yet (%s): asking again in 5 s" % (shadow, result.problem(1)))
+        time.sleep(5)
 
 
 def _count_records(output):

@@ -718,9 +718,9 @@ def drill(backend, flow, groups, records, history, say, clock=time.time):
         trend = ""
         if before.get("rto_seconds") is not None and g.get("rto_seconds") is not None:
             trend = " (previous drill: %.1f s)" % before["rto_seconds"]
-        say("drill %s %s: first record after %s s%s, %s read, re-read %s, skipped %s (shadow %s, deleted)" % (
+        say("drill %s %s: first record after %s s%s, %s read, re-read %s, skipped %s (shadow %s, %s)" % (
             flow, group, g.get("rto_seconds"), trend, g.get("records_read"), g.get("reread"), g.get("skipped"),
-            g.get("shadow")))
+            g.get("shadow"), "NOT deleted" if g.get("shadow_deleted") is False else "deleted"))
     for problem in entry["problems"]:
         say("! " + problem)
     if not out:

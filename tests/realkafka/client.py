@@ -67,8 +67,11 @@ def producer(bootstrap):
     with _LOCK:
         if bootstrap not in _PRODUCERS:
             _PRODUCERS[bootstrap] = Producer(_conf(bootstrap, **{
-                "acks": "all", "linger.ms": 5, "enable.idempotence": False, "partitioner": "murmur2_random",
-                "message.timeout.ms": 120000, "queue.buffering.max.messages": 1000000}))
+                # idempotent, as the console producer is from Kafka 3.0: a batch retried after a slow ack on a
+                # loaded host (load 40) is written once, not twice (a test counting exact copies saw 300 of 200)
+                "acks": "all", "enable.idempotence": True, "linger.ms": 5, "partitioner": "murmur2_random",
+                "request.timeout.ms": 60000, "message.timeout.ms": 180000,
+                "queue.buffering.max.messages": 1000000}))
         return _PRODUCERS[bootstrap]
 
 
@@ -127,7 +130,7 @@ def topics(bootstrap, timeout=30):
     return sorted(admin(bootstrap).list_topics(timeout=timeout).topics)
 
 
-def produce(bootstrap, topic, records, timeout=120):
+def produce(bootstrap, topic, records, timeout=180):
     """records: iterable of (key, value) strings; every record acknowledged by all replicas on return."""
     _count("produce")
     p = producer(bootstrap)
@@ -286,12 +289,25 @@ def group_description(bootstrap, group, timeout=60):
 
 
 def commit_group_offsets(bootstrap, group, topic, partition_offsets, timeout=60):
-    """Commit {partition: offset} for an inactive group (`kafka-consumer-groups --reset-offsets --execute`)."""
+    """Commit {partition: offset} for an inactive group (`kafka-consumer-groups --reset-offsets --execute`). A
+    coordinator still loading or moving (a cluster just started) is asked again until timeout s."""
     _count("commit_group_offsets")
-    request = ConsumerGroupTopicPartitions(group, [TopicPartition(topic, p, o)
-                                                   for p, o in sorted(partition_offsets.items())])
-    future = admin(bootstrap).alter_consumer_group_offsets([request], request_timeout=timeout)[group]
-    result = _result(future, timeout, "commit offsets of group %s at %s" % (group, bootstrap))
-    failed = [tp for tp in result.topic_partitions if tp.error is not None]
-    if failed:
-        raise RuntimeError("commit offsets of group %s at %s: %s" % (group, bootstrap, failed))
+    deadline = time.monotonic() + timeout
+    while True:
+        request = ConsumerGroupTopicPartitions(group, [TopicPartition(topic, p, o)
+                                                       for p, o in sorted(partition_offsets.items())])
+        future = admin(bootstrap).alter_consumer_group_offsets([request], request_timeout=min(30, timeout))[group]
+        try:
+            result = future.result(timeout=timeout)
+            failed = [tp for tp in result.topic_partitions if tp.error is not None]
+            errors = [tp.error for tp in failed]
+        except KafkaException as exc:
+            failed, errors = [group], [exc.args[0] if exc.args else exc]
+        if not failed:
+            return
+        retriable = all(getattr(e, "retriable", lambda: False)() or getattr(e, "code", lambda: None)() in (
+            KafkaError.COORDINATOR_LOAD_IN_PROGRESS, KafkaError.COORDINATOR_NOT_AVAILABLE, KafkaError.NOT_COORDINATOR)
+            for e in errors)
+        if not retriable or time.monotonic() >= deadline:
+            raise RuntimeError("commit offsets of group %s at %s: %s" % (group, bootstrap, errors))
+        time.sleep(0.5)

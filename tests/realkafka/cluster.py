@@ -6,6 +6,7 @@ the project), or MM2_TEST_KAFKA_HOME. KRaft from 3.x; ZooKeeper mode (a ZooKeepe
 the way 2.8 operators run it. Every port is checked free, every wait is bounded, and every process is stopped
 by the pid we started (never by name: other suites may run Kafka on the same machine).
 """
+import base64
 import contextlib
 import os
 import re
@@ -137,6 +138,15 @@ def tool_env(log_dir, heap=TOOL_HEAP, extra=None, lean=True):
     if extra:
         env.update(extra)
     return env
+
+
+def random_uuid():
+    """A Kafka Uuid as `kafka-storage.sh random-uuid` prints it: 16 random bytes, URL-safe base64 without padding
+    (org.apache.kafka.common.Uuid.toString), never starting with '-' (Uuid.randomUuid retries those)."""
+    while True:
+        text = base64.urlsafe_b64encode(os.urandom(16)).decode("ascii").rstrip("=")
+        if not text.startswith("-"):
+            return text
 
 
 def file_tail(paths, chars):
@@ -330,8 +340,7 @@ class KafkaCluster(_ChildJvm):
                 self._start_zookeeper(env)
         elif not os.path.exists(os.path.join(self.data_dir, "meta.properties")):
             # first start: format; a restart after stop() keeps the data (same ports, same cluster id)
-            cluster_id = self._run(["kafka-storage.sh", "random-uuid"], env=env,
-                                   timeout=60).stdout.strip().splitlines()[-1]
+            cluster_id = random_uuid()   # what `kafka-storage.sh random-uuid` prints, without its JVM
             self._run(["kafka-storage.sh", "format", "-t", cluster_id, "-c", config], env=env, timeout=60)
         self._log_mark = self._server_log_mark()
         self._stdout = open(os.path.join(self.dir, "stdout.log"), "a")
@@ -422,7 +431,7 @@ class KafkaCluster(_ChildJvm):
     def topics(self):
         return client.topics(self.bootstrap)
 
-    def produce(self, topic, records, timeout=120):
+    def produce(self, topic, records, timeout=180):
         """records: iterable of (key, value) strings; acks=all, so they are durable on return."""
         client.produce(self.bootstrap, topic, records, timeout=timeout)
 
