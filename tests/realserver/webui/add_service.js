@@ -14,19 +14,18 @@
 //   deployTimeoutSeconds             bound of the Install, Start and Test step
 //
 // result: {steps: [[step, seconds]], shownByTab: {tab: ["type/name", ...]}, placedByTab: {tab: [[ref, visible]]},
-//          typed: [...], kinds: {ref: how it was entered}, notTaken: [{ref, kind, value, now|why}], set: [...], missing: [...],
+//          typed: [...], notTaken: [{ref, kind, value, now|why}], set: [...], missing: [...],
 //          comboMenuClosed: [ref] (combos whose dropdown did not open: typed into their text box),
 //          http: [{method, url, status, sent, body}] (every answer >= 300 and every request without one),
 //          deploy: {status, progress, message}, screenshot, error}
-// Values are entered as an operator does: a toggle's switch is clicked, a text field is typed into, a slider's handle
-// is moved; a combo's entry is picked from its dropdown (the theme has none since issue 38); the pencil ("Edit") and
-// its text box only where nothing else takes the value.
+// Values are entered as an operator does: a combo's entry is picked from its dropdown, a text field is typed into,
+// a slider, spinner or toggle is switched to its text box with the pencil ("Edit") and typed into.
 const fs = require('fs');
 const path = require('path');
 const { chromium } = require('playwright-core');
 
 const plan = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
-const result = { steps: [], shownByTab: {}, placedByTab: {}, typed: [], kinds: {}, notTaken: [], comboMenuClosed: [], lost: [], recommendations: [], set: [], missing: [], popups: [] };
+const result = { steps: [], shownByTab: {}, placedByTab: {}, typed: [], notTaken: [], comboMenuClosed: [], lost: [], recommendations: [], set: [], missing: [], popups: [] };
 const t0 = Date.now();
 const log = (msg) => process.stderr.write(`[webui ${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
 const step = (name) => { result.steps.push([name, (Date.now() - t0) / 1000]); log(name); };
@@ -107,8 +106,8 @@ async function shownWidgets(page) {
 }
 
 // The widget of "type/name" shown on the tab now: marked data-mm2-widget=ref; its kind decides how the operator
-// enters a value: 'combo' (the dropdown's entries), 'toggle' (its switch clicked), 'text' (its own visible text field
-// or text area), 'slider' (its handle moved with the arrow keys), 'switch' (the pencil "Edit" switches it to a text box). Its config value and, for a combo, the
+// enters a value: 'combo' (the dropdown's entries), 'text' (its own visible text field or text area), 'slider'
+// (its handle moved with the arrow keys), 'switch' (spinner, toggle: the pencil "Edit" switches it to a text box). Its config value and, for a combo, the
 // entries' values in order.
 async function markWidget(page, tabName, ref) {
   return page.evaluate(([ref, tabName]) => {
@@ -122,9 +121,6 @@ async function markWidget(page, tabName, ref) {
     const value = String(v.get('config.value'));
     if (v instanceof App.SliderConfigWidgetView && !v.get('config.showAsTextBox') && el.querySelector('.slider-handle')) {
       return { kind: 'slider', value };
-    }
-    if (v instanceof App.ToggleConfigWidgetView && !v.get('config.showAsTextBox') && el.querySelector('.bootstrap-switch')) {
-      return { kind: 'toggle', value, entries: (v.get('config.stackConfigProperty.valueAttributes.entries') || []).map((e) => String(e.value)) };
     }
     if (v instanceof App.ComboConfigWidgetView && !v.get('config.showAsTextBox')) {
       return { kind: 'combo', value, entries: (v.get('content.valuesList') || []).map((e) => String(e.get('configValue'))) };
@@ -162,10 +158,6 @@ async function enterValue(page, tabName, ref, value) {
       await input.fill(value);
       await input.press('Tab');
     }
-  } else if (w.kind === 'toggle') {
-    // the switch (bootstrap-switch): one click flips it to the other of its two states
-    if (w.entries.indexOf(value) < 0) { result.notTaken.push({ ref, kind: w.kind, value, why: 'not a state: ' + w.entries.join(', ') }); return false; }
-    if (w.value !== value) await root.locator('.bootstrap-switch').first().click();
   } else if (w.kind === 'slider') {
     // the slider's handle, moved with the arrow keys one step at a time until the value is the one wanted
     const handle = root.locator('.slider-handle:visible').first();
@@ -195,7 +187,6 @@ async function enterValue(page, tabName, ref, value) {
   if (now !== value) { result.notTaken.push({ ref, kind: w.kind, value, now }); return false; }
   log(`entered ${ref} = ${value} (${w.kind})`);
   result.typed.push(ref);
-  result.kinds[ref] = w.kind;
   await checkTyped(page, 'after entering ' + ref);
   return true;
 }
@@ -431,29 +422,8 @@ async function wizard(page) {
       await page.locator('[data-qa="wizard-next"]:visible').first().click();   // Complete
       await page.waitForFunction(() => !/service\/add/.test(location.hash), null, { timeout: slow });
       step('Summary: Complete');
-      await servicePage(page, slow);
     }
   }
-}
-
-// The service's page as the operator lands on it, and its Actions menu opened (item.hbs: the button's
-// data-bs-toggle works on Bootstrap 5): the labels of the menu's items in result.actions.
-async function servicePage(page, slow) {
-  await page.evaluate((s) => { location.hash = '#/main/services/' + s + '/summary'; }, plan.service);
-  const button = page.locator('#service-actions-dropdown-btn').first();
-  await button.waitFor({ timeout: slow });
-  await page.waitForTimeout(3000);
-  result.serviceScreenshot = await shot(page, '8-service-summary');
-  await button.click();
-  const items = '.service-button ul.dropdown-menu > li > a';
-  await page.waitForFunction((sel) => Array.from(document.querySelectorAll(sel)).some((a) => a.offsetParent !== null),
-    items, { timeout: slow });
-  await page.waitForTimeout(1000);
-  result.actions = await page.evaluate((sel) => Array.from(document.querySelectorAll(sel))
-    .map((a) => a.textContent.replace(/\s+/g, ' ').trim()).filter(Boolean), items);
-  log('Actions menu: ' + result.actions.join(' | '));
-  result.actionsScreenshot = await shot(page, '9-service-actions');
-  step('service page and its Actions menu');
 }
 
 run().then(() => {
