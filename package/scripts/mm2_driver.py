@@ -22,15 +22,14 @@ def reports_fail(command):
     @functools.wraps(command)
     def run(self, env, *args, **kwargs):
         from mm2_core.formats.text import native, text
-        from mm2_setup import Refused
         try:
             return command(self, env, *args, **kwargs)
         except (ComponentIsNotRunning, KeyboardInterrupt, SystemExit):
             raise
-        except Refused as e:   # one line ("Error: ..." on stdout and stderr), exit 1, no traceback
-            Script.fail_with_error(native(text(e.args[0] if e.args else u"")))
         except Fail as e:
             message = e.args[0] if e.args else u""
+            if getattr(e, "refused", False):   # mm2_setup.Refused: one "Error: ..." line, exit 1, no traceback
+                Script.fail_with_error(native(text(message)))
             if native(message) == message:
                 raise
             readable = Fail(native(message), print_cause=e.print_cause)

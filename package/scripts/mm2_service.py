@@ -73,9 +73,9 @@ def check_metrics_agent(params):
     leaves -javaagent out) and says so; the MirrorMaker 2 Process alert warns until the jar is there."""
     if not params.mm2_metrics_enabled or params.jmx_exporter_jar_present:
         return
-    Logger.warning(u"MirrorMaker 2 starts without metrics (kafka-mm2-env/mm2_metrics_enabled is on): %s. Until "
-                   u"then the MirrorMaker 2 Process alert is WARNING and the replication alerts UNKNOWN."
-                   % install.missing_agent_fix(text(params.jmx_exporter_jar)))
+    Logger.warning(u"MirrorMaker 2 starts without metrics (kafka-mm2-env/mm2_metrics_enabled is on): the MirrorMaker 2 "
+                   u"Process alert is WARNING and the replication alerts UNKNOWN until the driver runs with the "
+                   u"exporter agent. %s" % install.missing_agent_fix(text(params.jmx_exporter_jar)))
 
 
 def served_targets(params):
