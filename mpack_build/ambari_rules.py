@@ -40,17 +40,32 @@ content user multiLine""".split())
 CONFIGURATION_ATTRIBUTES = frozenset(["supports_final", "supports_adding_forbidden", "supports_do_not_extend"])
 TIME_UNITS = ("milliseconds", "seconds", "minutes", "hours", "days")
 
-# ambari-web enhanced_configs.js widgetTypeMap (2.7.8 and trunk) and the value types each suits.
+# ambari-web enhanced_configs.js widgetTypeMap (2.7.8 and trunk) and the value types each suits. A toggle
+# (bootstrap-switch, its own jQuery plugin) takes a boolean or any two-entry value-list: it reads the two states
+# from value-attributes <entries> (toggle_config_widget_view.js); a text-field takes a longer value-list.
 WIDGET_VALUE_TYPES = {
-    "toggle": ("boolean",), "checkbox": ("boolean",),
+    "toggle": ("boolean", "value-list"), "checkbox": ("boolean",),
     "combo": ("value-list",), "radio-buttons": ("value-list",), "list": ("value-list",),
     "password": ("password",),
     "slider": ("int", "long", "float"),
     "time-interval-spinner": ("int", "long"),
     "directory": ("directory", "string"), "directories": ("directories", "directory"),
-    "text-field": ("string", "int", "long", "float", "user", "directory"),
+    "text-field": ("string", "int", "long", "float", "user", "directory", "value-list"),
     "text-area": ("content", "string", "multiLine"),
     "label": None, "test-db-connection": None,
+}
+# Widgets an operator cannot use on one of the web UI lines, read from ambari-web's sources
+# (../shared/ambari-src/trunk/ambari-web; the 2.7 line's widget views are the same code on Bootstrap 3):
+DEAD_WIDGETS = {
+    "time-interval-spinner": "each of its number fields is 30 px wide (widgets.less .spinner-input input) inside "
+                             "a form-control's padding, so a value of two digits shows as one",
+    "combo": "its caret is a Bootstrap 3 data-toggle=\"dropdown\" button, and Ambari 3.0's web UI runs Bootstrap "
+             "5 (data-bs-toggle): the menu never opens (combo_config_widget.hbs)",
+    "list": "its button reads data-bs-toggle==\"dropdown\" in Ambari 3.0, a typo that opens no menu "
+            "(list_config_widget.hbs)",
+    "radio-buttons": "radio_button_config_widget_view.js takes each entry as a plain string and its labels from "
+                     "entry_labels, but Ambari's API sends entries as {value, label, description}: no labels, and a "
+                     "click stores \"[object Object]\"",
 }
 ROLE_COMMANDS = frozenset("""INSTALL UNINSTALL START RESTART STOP SERVICE_CHECK EXECUTE ABORT UPGRADE
 CUSTOM_COMMAND ACTIONEXECUTE""".split())

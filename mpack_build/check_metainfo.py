@@ -114,8 +114,12 @@ class MetainfoChecks(object):
         for cmd in (commands.findall("customCommand") if commands is not None else []):
             self._unknown_elements(rel, cmd, CUSTOM_COMMAND_ELEMENTS, "customCommand")
             defined.append(cmd.text_of("name"))
-            for tag in ("background", "hidden"):
-                self._bool_element(rel, cmd, tag)
+            self._bool_element(rel, cmd, "background")
+            hidden = cmd.text_of("name") in names.MENU_HIDDEN_COMMANDS
+            if bool(self._bool_element(rel, cmd, "hidden")) != hidden:
+                self.add(rel, cmd.line, "<customCommand> %s: %s (names.MENU_HIDDEN_COMMANDS: %s)" % (
+                    cmd.text_of("name"), "needs <hidden>true</hidden>" if hidden else "must not be hidden",
+                    "it needs input the web UI cannot give" if hidden else "it runs from the Actions menu"))
             self._command_script(rel, cmd, service_rel)
         missing = [c for c in names.CUSTOM_COMMANDS if c not in defined]
         unknown = [c for c in defined if c not in names.CUSTOM_COMMANDS]

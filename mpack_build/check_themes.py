@@ -2,7 +2,7 @@
 
 import re
 
-from .ambari_rules import TIME_UNITS, WIDGET_VALUE_TYPES
+from .ambari_rules import DEAD_WIDGETS, TIME_UNITS, WIDGET_VALUE_TYPES
 from .configuration_xml import _int_or_none
 from .problems import text_type
 
@@ -183,8 +183,20 @@ class ThemeChecker(object):
                          % (config, kind, ", ".join(sorted(WIDGET_VALUE_TYPES))))
                 continue
             suits = WIDGET_VALUE_TYPES[kind]
-            if suits is not None and prop.value_type not in suits:
+            if kind in DEAD_WIDGETS:
+                self.add(line, "%s: a %s widget does not work for an operator: %s. Use a toggle for two entries, a "
+                               "text-field (whose description names every entry of a value-list) otherwise"
+                         % (config, kind, DEAD_WIDGETS[kind]))
+            elif suits is not None and prop.value_type not in suits:
                 self.add(line, "%s: a %s widget does not suit value type %s" % (config, kind, prop.value_type))
+            elif kind == "toggle" and len(prop.ambari_entries or ()) != 2:
+                self.add(line, "%s: a toggle shows exactly two states, not the %d entries of this value-list"
+                         % (config, len(prop.ambari_entries or ())))
+            elif kind == "text-field" and prop.value_type == "value-list":
+                unnamed = [v for v, _ in prop.entries if v not in prop.description]
+                if unnamed:
+                    self.add(line, "%s: a value-list in a text-field needs its description to name every entry "
+                                   "(the operator types one); it lacks %s" % (config, ", ".join(unnamed)))
             if prop.value_type == "password" and kind != "password":
                 self.add(line, "%s: passwords need the password widget (any other shows the secret)" % config)
             units = [u.get("unit-name", "") for u in widget.get("units") or []]

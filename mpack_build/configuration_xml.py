@@ -13,6 +13,9 @@ _XML_INVALID_CHARS = re.compile(u"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 
 
+# a file of this repository (docs/configure.md, benchmarks/README.md, ...) named in a help text
+_REPOSITORY_PATH = re.compile(r"\b(?:docs|benchmarks|examples|tests|src|package)/[\w./-]+|\b[\w-]+\.md\b")
+
 def _property_ref(config_type, name, indent):
     """<property><type/><name/></property>: how Ambari names another property (depends-on, user-groups)."""
     return [indent + u"<property>", indent + u"  <type>%s</type>" % _esc(config_type),
@@ -77,6 +80,10 @@ def _property_problems(core, ctype, prop):
         bad("display_name is empty")
     if not (prop.description or "").strip():
         bad("description is empty")
+    repo_path = _REPOSITORY_PATH.search(prop.description or "")
+    if repo_path:
+        bad("its help text sends the operator to %s, a file of the mpack's sources that a cluster does not have: "
+            "name the documentation page by its title" % repo_path.group(0))
     if prop.value_type not in VALUE_TYPES:
         bad("value_type %r is not one Ambari knows (%s)" % (prop.value_type, ", ".join(sorted(VALUE_TYPES))))
     if prop.property_type is not None and prop.property_type not in PROPERTY_TYPES:

@@ -217,14 +217,14 @@ def flow_command(script, params, action):
     """FLOW_PAUSE / FLOW_RESUME / FLOW_STOP for the flow in the command's parameters (`flow`)."""
     import mm2_setup
     if not enabled(params):
-        raise Fail(u"Per-flow %s needs connect mode (kafka-mm2-env/mm2_run_mode=connect): in dedicated mode every "
+        raise mm2_setup.Refused(u"Per-flow %s needs connect mode (kafka-mm2-env/mm2_run_mode=connect): in dedicated mode every "
                    u"flow runs in one connect-mirror-maker.sh process and only stops with it" % action)
     rendering = mm2_setup.render_files(params)
     name = params.command_flow
     try:
         flow = flow_control.resolve_flow(name, rendering.topology, host_targets(params))
     except flow_control.FlowError as e:
-        raise Fail(text(e))
+        raise mm2_setup.Refused(text(e))
     connect_plan = plan(params, rendering)
     if flow.name not in connect_plan.flows:
         others = [h for h in (params.driver_hosts or []) if h != params.hostname]
@@ -246,15 +246,15 @@ def flow_command(script, params, action):
     try:
         do_it, message = flow_control.check_transition(action, state, flow.name)
     except flow_control.FlowError as e:
-        raise Fail(text(e))
+        raise mm2_setup.Refused(text(e))
     Logger.info(message)
     names_ = sorted(n for n in listing if (connect_mode.split_connector_name(n) or ("",))[0] == flow.name)
     if do_it:
         try:
             for connector in names_:
                 getattr(client, action)(connector)
-        except connect_rest.Unsupported as e:
-            raise Fail(u"flow %s: %s" % (flow.name, text(e)))
+        except connect_rest.Unsupported as e:   # the Kafka version has no such call: refused before any change
+            raise mm2_setup.Refused(u"flow %s: %s" % (flow.name, text(e)))
         except connect_rest.ConnectError as e:
             raise Fail(u"flow %s: %s" % (flow.name, text(e)))
         wanted = flow_control.TARGET_OF[action]

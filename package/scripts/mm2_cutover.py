@@ -16,6 +16,7 @@ import time
 from resource_management.core.exceptions import Fail
 from resource_management.core.logger import Logger
 
+from mm2_setup import Refused
 from mm2_core.formats.text import text, to_text
 from mm2_core.host import cutover, kafka_tools
 from mm2_core.kafka import versions
@@ -48,7 +49,7 @@ def selected_flows(topo, wanted):
         return flows
     chosen = [f for f in flows if f.name == wanted.replace(" ", "")]
     if not chosen:
-        raise Fail("Unknown flow %s: the enabled flows are %s (pass flow=SOURCE->TARGET)" % (
+        raise Refused("Unknown flow %s: the enabled flows are %s (pass flow=SOURCE->TARGET)" % (
             wanted, ", ".join(f.name for f in flows) or "none"))
     return chosen
 
@@ -254,12 +255,12 @@ def failover_groups(script, params):
     rendering = mm2_commands._render(params)
     wanted = _param("flow")
     if not wanted:
-        raise Fail("FAILOVER_GROUPS needs flow=SOURCE->TARGET (the enabled flows are %s)" % ", ".join(
+        raise Refused("FAILOVER_GROUPS needs flow=SOURCE->TARGET (the enabled flows are %s)" % ", ".join(
             f.name for f in rendering.topology.enabled_flows))
     (flow,) = selected_flows(rendering.topology, wanted)
     groups = _list_param("groups")
     if not groups:
-        raise Fail("FAILOVER_GROUPS needs groups=g1,g2: the consumer groups to move to %s" % flow.target)
+        raise Refused("FAILOVER_GROUPS needs groups=g1,g2: the consumer groups to move to %s" % flow.target)
     try:
         not_after = cutover.parse_partition_offsets(_param("not_after"))
     except ValueError as e:
@@ -379,16 +380,16 @@ def drill(script, params):
     rendering = mm2_commands._render(params)
     wanted = _param("flow")
     if not wanted:
-        raise Fail("DRILL needs flow=SOURCE->TARGET (the enabled flows are %s)" % ", ".join(
+        raise Refused("DRILL needs flow=SOURCE->TARGET (the enabled flows are %s)" % ", ".join(
             f.name for f in rendering.topology.enabled_flows))
     (flow,) = selected_flows(rendering.topology, wanted)
     groups = _list_param("groups")
     if not groups:
-        raise Fail("DRILL needs groups=g1,g2: the consumer groups whose failover is rehearsed")
+        raise Refused("DRILL needs groups=g1,g2: the consumer groups whose failover is rehearsed")
     try:
         records = int(_param("records", str(DEFAULT_DRILL_RECORDS)) or DEFAULT_DRILL_RECORDS)
     except ValueError:
-        raise Fail("DRILL: records=%s is not a whole number of records to read per group" % _param("records"))
+        raise Refused("DRILL: records=%s is not a whole number of records to read per group" % _param("records"))
     suffix = _param("suffix") or ".drill-%d" % int(time.time())
     mm2_commands._kinit(params)
     topo = rendering.topology

@@ -28,6 +28,8 @@ def reports_fail(command):
             raise
         except Fail as e:
             message = e.args[0] if e.args else u""
+            if getattr(e, "refused", False):   # mm2_setup.Refused: one "Error: ..." line, exit 1, no traceback
+                Script.fail_with_error(native(text(message)))
             if native(message) == message:
                 raise
             readable = Fail(native(message), print_cause=e.print_cause)
@@ -58,6 +60,7 @@ class MirrorMaker2Driver(Script):
         self._install_metrics_agent(params)
 
     def _install_metrics_agent(self, params):
+        from mm2_core.formats.text import text
         from mm2_core.host import install
         setting = params.jmx_exporter_jar_setting
         if not params.mm2_metrics_enabled:
@@ -70,9 +73,8 @@ class MirrorMaker2Driver(Script):
             os.chmod(path, 0o644)
             Logger.info("JMX exporter agent downloaded from %s to %s" % (setting, path))
         elif not setting or not os.path.isfile(params.jmx_exporter_jar):
-            Logger.warning("Metrics are on but the JMX exporter agent jar %s is not on this host yet; START "
-                           "will fail until it is there (or set kafka-mm2-env/jmx_exporter_jar to an http(s) "
-                           "URL and reinstall)" % (params.jmx_exporter_jar or "(not set)"))
+            Logger.warning(u"Metrics are on, but MirrorMaker 2 will start without them: %s"
+                           % install.missing_agent_fix(text(params.jmx_exporter_jar)))
 
     @reports_fail
     def configure(self, env, upgrade_type=None, config_dir=None):
@@ -187,7 +189,8 @@ class MirrorMaker2Driver(Script):
         import mm2_connect
         env.set_params(params)
         if not mm2_connect.enabled(params):
-            raise Fail("Apply live flow changes works in connect mode (kafka-mm2-env/mm2_run_mode=connect): a dedicated "
+            from mm2_setup import Refused
+            raise Refused("Apply live flow changes works in connect mode (kafka-mm2-env/mm2_run_mode=connect): a dedicated "
                        "driver reads its flows only at start; restart the drivers instead")
 
         def refuse():

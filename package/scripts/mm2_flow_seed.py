@@ -28,6 +28,7 @@ from resource_management.core.exceptions import Fail
 from resource_management.core.logger import Logger
 
 import mm2_flow_positions
+from mm2_setup import Refused
 from mm2_core.connect import connect_mode, flow_positions
 from mm2_core.host import cutover, kafka_tools
 from mm2_core.kafka import connect_configs, connect_offsets
@@ -61,7 +62,7 @@ def positions_plan(source, wanted, stored, connector=connect_offsets.CONNECTOR):
 def _flow(topo, wanted):
     source, sep, target = (wanted or "").replace(" ", "").partition("->")
     if not sep or source not in topo.clusters or target not in topo.clusters or source == target:
-        raise Fail("FLOW_SEED needs flow=SOURCE->TARGET between two clusters of the topology (%s); got %r" % (
+        raise Refused("FLOW_SEED needs flow=SOURCE->TARGET between two clusters of the topology (%s); got %r" % (
             ", ".join(sorted(topo.clusters)), wanted))
     return source, target
 
@@ -94,7 +95,7 @@ def flow_seed(script, params):
         raise Fail(str(e))
     at, given = _param("at"), _param("offsets")
     if (at == "end") == bool(given) or (at and at != "end"):
-        raise Fail("FLOW_SEED %s: give either offsets=topic-partition=offset,... or at=end" % name)
+        raise Refused("FLOW_SEED %s: give either offsets=topic-partition=offset,... or at=end" % name)
     retire = _param("retire")
     if retire:   # refused before anything is written
         retire = _retire_flow(topo, retire, name, running)

@@ -69,14 +69,13 @@ def check_java(params, kafka_version=None):
 
 
 def check_metrics_agent(params):
-    if not params.mm2_metrics_enabled:
+    """Metrics never stop MM2: without the exporter jar on this host START runs MM2 without the agent (params
+    leaves -javaagent out) and says so; the MirrorMaker 2 Process alert warns until the jar is there."""
+    if not params.mm2_metrics_enabled or params.jmx_exporter_jar_present:
         return
-    jar = params.jmx_exporter_jar
-    if not jar or not os.path.isfile(jar):
-        raise Fail("Metrics are on (kafka-mm2-env/mm2_metrics_enabled) but the JMX exporter agent jar %s is "
-                   "missing on this host: install jmx_prometheus_javaagent-<version>.jar there, or set "
-                   "kafka-mm2-env/jmx_exporter_jar to its path or to an http(s) URL and run Install, or turn "
-                   "mm2_metrics_enabled off (the metric alerts then report UNKNOWN)" % (jar or "(not set)"))
+    Logger.warning(u"MirrorMaker 2 starts without metrics (kafka-mm2-env/mm2_metrics_enabled is on): the MirrorMaker 2 "
+                   u"Process alert is WARNING and the replication alerts UNKNOWN until the driver runs with the "
+                   u"exporter agent. %s" % install.missing_agent_fix(text(params.jmx_exporter_jar)))
 
 
 def served_targets(params):

@@ -21,6 +21,13 @@ from mm2_core.host import install
 JMX_EXPORTER_RULES = "jmx_exporter_mm2.yaml"   # package/files/, shipped with the alerts
 
 
+class Refused(Fail):
+    """A command refused in the current run mode, Kafka version or state, or for want of its input: nothing
+    was done, and the operator reads one line that says why and the way out, with no traceback (mm2_driver's
+    reports_fail ends the command through Ambari's Script.fail_with_error)."""
+    refused = True
+
+
 def require_installation(params):
     if params.installation_error:
         raise Fail(params.installation_error)

@@ -138,6 +138,9 @@ mm2_metrics_enabled = as_bool(_env("mm2_metrics_enabled"))
 mm2_metrics_port = _env("mm2_metrics_port")
 jmx_exporter_jar_setting = (_env("jmx_exporter_jar") or "").strip()
 jmx_exporter_jar = install.jmx_agent_jar_path(jmx_exporter_jar_setting, kafka_home_setting or "/opt/kafka-mm2/current")
+# metrics never stop MM2: without the jar on this host the driver starts without the agent (START warns, and
+# the MirrorMaker 2 Process alert says what is missing until the jar is there and the driver restarted)
+jmx_exporter_jar_present = bool(jmx_exporter_jar) and os.path.isfile(jmx_exporter_jar)
 mm2_metrics_ssl_enabled = as_bool(_env("mm2_metrics_ssl_enabled")) if "mm2_metrics_ssl_enabled" in schema.ENV else False
 
 
@@ -155,7 +158,7 @@ metrics_has_secrets = mm2_metrics_ssl_enabled or bool(metrics_auth_username)
 
 # KAFKA_OPTS of the MM2 JVM (mm2-env.sh): the exporter agent serving the alerts' metrics
 _kafka_opts = []
-if mm2_metrics_enabled and jmx_exporter_jar:
+if mm2_metrics_enabled and jmx_exporter_jar_present:
     _kafka_opts.append("-javaagent:%s=%s:%s" % (jmx_exporter_jar, templates.metrics_listen(config["configurations"], hostname),
                                                 jmx_exporter_config_file))
 mm2_kafka_opts = " ".join(_kafka_opts)

@@ -195,8 +195,24 @@ def test_java_only_regex_syntax_is_accepted(stack_advisor, advisor_path):
     assert find(validation_items(stack_advisor, services, _hosts()), config_name="topics") == []
 
 
-def test_a_clean_simple_setup_has_no_items(stack_advisor, advisor_path):
+def test_a_clean_simple_setup_has_only_the_metrics_agent_warning(stack_advisor, advisor_path):
+    """Every default: the one thing to provide is the exporter jar for metrics (a WARN: MM2 starts without it)."""
     services = _services(advisor_path, drivers=DRIVERS[:1])
+    items = validation_items(stack_advisor, services, _hosts())
+    assert [(i["config-type"], i["config-name"], i["level"]) for i in items] == [(E, "jmx_exporter_jar", "WARN")]
+    message = items[0]["message"]
+    assert message.startswith("metrics need the Prometheus JMX exporter agent at "
+                              "/usr/share/java/jmx_prometheus_javaagent.jar on every driver host, and neither the "
+                              "stack nor the mpack ships it: put jmx_prometheus_javaagent-<version>.jar")
+    assert "Without the jar MirrorMaker 2 still starts, without metrics" in message
+
+
+@pytest.mark.parametrize("env", [
+    {"jmx_exporter_jar": "https://repo.example.com/maven/jmx_prometheus_javaagent-1.0.1.jar"},   # Install fetches it
+    {"mm2_metrics_enabled": "false"},
+])
+def test_a_clean_setup_with_the_agent_from_a_url_or_metrics_off_has_no_items(stack_advisor, advisor_path, env):
+    services = _services(advisor_path, drivers=DRIVERS[:1], mm2=_simple(**{E: env}))
     assert validation_items(stack_advisor, services, _hosts()) == []
 
 

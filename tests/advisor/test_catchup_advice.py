@@ -35,7 +35,7 @@ def test_lower_values_are_warned_about_with_the_measured_reason():
     assert [(t, p, level) for t, p, level, _ in found] == [(X, "B.producer.batch.size", "WARN"), (R, "tasks.max", "WARN")]
     batch, tasks = found[0][3], found[1][3]
     assert "B.producer.batch.size=16384 is below 262144: flows into B catch up slower after an outage" in batch
-    assert "0.46 of the raw pipe" in batch and "0.92" in batch and "benchmarks/README.md" in batch
+    assert "0.46 of the raw pipe" in batch and "0.92" in batch and "measured in the mpack's benchmarks, section DR catch-up" in batch
     assert tasks.startswith("tasks.max=2: a flow with more partitions than tasks catches up slower")
     assert catchup.problems(["B"], {}, "4") == [] and catchup.problems(["B"], {}, "x") == []
 

@@ -76,15 +76,34 @@ def test_running_with_endpoint_is_ok(metrics_server, run_alert, fake_mm2, tmpdir
     assert text.endswith("(warning 2 s, critical 4 s); herders A->B, B->A; Kafka 3.7.1; JMX scrape took 0.412 s")
 
 
-def test_running_without_the_agent_and_no_jar(run_alert, fake_mm2):
+def test_running_without_the_agent_and_no_jar_warns_with_the_fix(run_alert, fake_mm2):
+    """START runs MM2 without the agent while the jar is missing (metrics never stop MM2): the process alert
+    is a WARNING that says what is missing and how to provide it; the replication alerts stay UNKNOWN."""
     info = fake_mm2()
     port = free_port()
-    state, text = run_alert("process", port, env=_env(info, jmx_exporter_jar="/nonexistent/jmx_prometheus_javaagent.jar"))
+    env = _env(info, jmx_exporter_jar="/nonexistent/jmx_prometheus_javaagent.jar")
+    state, text = run_alert("process", port, env=env)
+    assert state == "WARNING"
+    assert text.startswith("MirrorMaker 2 runs (pid %d) without the JMX exporter agent, so nothing serves metrics. "
+                           "The JMX exporter agent jar /nonexistent/jmx_prometheus_javaagent.jar is not on this host "
+                           "(neither the stack nor the mpack ships it)" % info["pid"])
+    assert "set kafka-mm2-env/jmx_exporter_jar to its path or to an http(s) URL and run Install" in text
+    assert "Maven io.prometheus.jmx:jmx_prometheus_javaagent" in text
+    state, text = run_alert("lag", port, env=env)
     assert state == "UNKNOWN"
     assert text.startswith("Cannot read MirrorMaker 2 metrics from http://127.0.0.1:%d/metrics: connection refused. "
                            "MirrorMaker 2 runs (pid %d) without the JMX exporter agent" % (port, info["pid"]))
-    assert "The exporter jar /nonexistent/jmx_prometheus_javaagent.jar does not exist on this host" in text
-    assert "set kafka-mm2-env/jmx_exporter_jar to an http(s) URL and run Install" in text
+    assert "The JMX exporter agent jar /nonexistent/jmx_prometheus_javaagent.jar is not on this host" in text
+
+
+def test_running_without_the_agent_while_the_jar_is_there_asks_for_a_restart(run_alert, fake_mm2, tmpdir):
+    jar = tmpdir.join("jmx_prometheus_javaagent-1.0.1.jar")
+    jar.write("")
+    info = fake_mm2()
+    state, text = run_alert("process", free_port(), env=_env(info, jmx_exporter_jar=str(jar)))
+    assert state == "WARNING"
+    assert text.endswith("The jar %s is on this host now: restart the MirrorMaker 2 Driver to load it "
+                         "(kafka-mm2-env/mm2_metrics_enabled stays true)" % jar)
 
 
 def test_jar_downloaded_from_a_url_is_looked_for_where_install_puts_it(run_alert, fake_mm2):
@@ -92,8 +111,9 @@ def test_jar_downloaded_from_a_url_is_looked_for_where_install_puts_it(run_alert
     env = _env(info, jmx_exporter_jar="https://repo.example.com/jmx_prometheus_javaagent-1.0.1.jar",
                kafka_home="/nonexistent/kafka-mm2/current")
     state, text = run_alert("process", free_port(), env=env)
-    assert state == "UNKNOWN"
-    assert "The exporter jar /nonexistent/kafka-mm2/lib/jmx_prometheus_javaagent-1.0.1.jar does not exist" in text
+    assert state == "WARNING"
+    assert "The JMX exporter agent jar /nonexistent/kafka-mm2/lib/jmx_prometheus_javaagent-1.0.1.jar is not on " \
+           "this host" in text
 
 
 def test_agent_whose_jar_vanished(run_alert, fake_mm2):

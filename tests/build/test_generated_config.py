@@ -86,7 +86,8 @@ def test_defaults_value_lists_and_ranges_come_from_the_schema(generated, core):
 def test_every_toggle_has_the_two_states_ambari_web_reads(generated, core, session_repo):
     # ambari-web's toggle widget (toggle_config_widget_view.js) takes "on" and "off" from the property's
     # value-attributes entries, the first being "on"; without them Customize Services throws and shows no
-    # widget of the tabs after the first. A boolean's default must be one of the two states.
+    # widget of the tabs after the first. A boolean's default must be one of the two states. A two-entry choice
+    # (topology mode, run mode...) is a toggle too: the combo's menu never opens in Ambari 3.0's web UI.
     theme = json.loads(mpack_helpers.read_text(os.path.join(session_repo, "common-services", core.names.SERVICE,
                                                             core.names.SERVICE_VERSION, "themes", "theme.json")))
     toggles = [w["config"] for w in theme["configuration"]["widgets"] if w["widget"]["type"] == "toggle"]
@@ -95,7 +96,10 @@ def test_every_toggle_has_the_two_states_ambari_web_reads(generated, core, sessi
         config_type, name = config.split("/", 1)
         attrs = _props(generated[config_type])[name].find("value-attributes")
         values = [e.findtext("value") for e in attrs.find("entries")]
-        assert attrs.findtext("type") == "value-list" and values == ["true", "false"], config
+        prop = core.prop(config_type, name)
+        two_states = ["true", "false"] if prop.value_type == "boolean" else [v for v, _ in prop.entries]
+        assert attrs.findtext("type") == "value-list" and values == two_states and len(values) == 2, config
+        assert all(e.findtext("label") for e in attrs.find("entries")), config   # the switch's two captions
         assert attrs.findtext("selection-cardinality") == "1", config
         assert _props(generated[config_type])[name].findtext("value") in values, config
 

@@ -61,6 +61,25 @@ def test_command_script_that_does_not_exist(repo_copy, build_module):
             "command script scripts/service_chek.py does not exist")
 
 
+def test_a_command_the_web_ui_cannot_give_input_to_must_be_hidden_from_the_menus(repo_copy, build_module):
+    rel = SERVICE + "/metainfo.xml"
+    replace_in(_path(repo_copy, rel), "<name>FLOW_PAUSE</name>", "<name>FLOW_PAUSE</name><!--here-->")
+    text = mpack_helpers.read_text(_path(repo_copy, rel))
+    start = text.index("<!--here-->")
+    cut = text.index("<hidden>true</hidden>", start)
+    write_text(_path(repo_copy, rel), text[:cut] + text[cut + len("<hidden>true</hidden>"):])
+    _expect(build_module, repo_copy, rel, _line_of(repo_copy, rel, "<!--here-->") - 1,
+            "<customCommand> FLOW_PAUSE: needs <hidden>true</hidden>", "input the web UI cannot give")
+
+
+def test_a_menu_command_must_not_be_hidden(repo_copy, build_module):
+    rel = SERVICE + "/metainfo.xml"
+    replace_in(_path(repo_copy, rel), "<name>REPLICATION_STATUS</name>",
+               "<name>REPLICATION_STATUS</name><hidden>true</hidden>")
+    _expect(build_module, repo_copy, rel, _line_of(repo_copy, rel, "<name>REPLICATION_STATUS</name>") - 1,
+            "<customCommand> REPLICATION_STATUS: must not be hidden")
+
+
 def test_theme_placing_a_property_that_does_not_exist(repo_copy, build_module):
     rel = SERVICE + "/themes/theme.json"
     replace_in(_path(repo_copy, rel), '"config": "kafka-mm2-replication/topics"',
@@ -154,6 +173,38 @@ def test_theme_tab_named_advanced(repo_copy, build_module):
     replace_in(_path(repo_copy, rel), '"name": "process-tuning"', '"name": "advanced"')
     _expect(build_module, repo_copy, rel, _line_of(repo_copy, rel, '"name": "advanced"'),
             "collides with the Advanced tab")
+
+
+def _set_widget(repo, config, old_type, new_type):
+    rel = SERVICE + "/themes/theme.json"
+    text = mpack_helpers.read_text(_path(repo, rel))
+    pattern = r'("config": "%s",\s*"widget": \{\s*"type": )"%s"' % (re.escape(config), old_type)
+    assert re.search(pattern, text)
+    write_text(_path(repo, rel), re.sub(pattern, r'\1"%s"' % new_type, text))
+    return rel
+
+
+@pytest.mark.parametrize("config,old,new,fragment", [
+    # issue 38: the combo's menu never opens in Ambari 3.0's web UI (Bootstrap 5), radio-buttons store objects
+    ("kafka-mm2-env/mm2_run_mode", "toggle", "combo", "a combo widget does not work for an operator: its caret is a "
+                                                      "Bootstrap 3 data-toggle"),
+    ("kafka-mm2-env/mm2_run_mode", "toggle", "radio-buttons", "\"[object Object]\""),
+    ("kafka-mm2-clusters/source.security.protocol", "text-field", "toggle",
+     "a toggle shows exactly two states, not the 4 entries of this value-list"),
+])
+def test_widgets_an_operator_cannot_click_through(repo_copy, build_module, config, old, new, fragment):
+    rel = _set_widget(repo_copy, config, old, new)
+    problems = _problems(build_module, repo_copy)
+    assert any(p.startswith(rel + ":") and config in p and fragment in p for p in problems), "\n".join(problems)
+
+
+def test_a_value_list_typed_into_a_text_field_names_every_entry(repo_copy, build_module):
+    replace_in(_path(repo_copy, "package/scripts/mm2_core/config/schema.py"),
+               "SASL_SSL: GSSAPI, PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512. ", "SASL_SSL. ")
+    problems = _problems(build_module, repo_copy)
+    assert any("kafka-mm2-clusters/source.sasl.mechanism: a value-list in a text-field needs its description to "
+               "name every entry (the operator types one); it lacks SCRAM-SHA-256, SCRAM-SHA-512" in p
+               for p in problems), "\n".join(problems)
 
 
 def test_password_shown_in_a_text_field(repo_copy, build_module):

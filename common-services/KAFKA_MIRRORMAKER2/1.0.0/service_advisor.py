@@ -200,6 +200,7 @@ class KAFKA_MIRRORMAKER2100ServiceAdvisor(service_advisor.ServiceAdvisor):
         found = render.validate(current, version, local_kafka=local)
         found += advice.installation_problems(current.get(names.ENV), self._stack_kafka_version(services),
                                               cluster_runs_kafka=self._cluster_kafka_version(services) is not None)
+        found += advice.metrics_agent_problems(current.get(names.ENV))
         if not any(p.level == problems.ERROR for p in found):
             topology = parse.build_topology(current, version, local_kafka=local)
             found += advice.listener_problems(topology, local)

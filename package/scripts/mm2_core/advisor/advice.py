@@ -9,7 +9,9 @@ import re
 
 from mm2_core.config import names, schema
 from mm2_core.config.local_kafka import bootstrap_servers, parse_host_ports
+from mm2_core.config.config_values import parse_bool
 from mm2_core.config.problems import problem
+from mm2_core.host import install
 from mm2_core.kafka import versions
 from mm2_core.advisor import catchup
 from mm2_core.model import parse, placement
@@ -337,3 +339,23 @@ def installation_problems(env, stack_kafka_version, cluster_runs_kafka=None):
                                                         "kafka_install_source to path"
                         % (stack_text, versions.MIN_VERSION.line, example))]
     return []
+
+
+def metrics_agent_problems(env):
+    """[Problem] WARN while metrics are on and the exporter jar is a path on the hosts: the advisor cannot see
+    the hosts' files, and neither the stacks nor the mpack ship the jar. An http(s) URL clears it (INSTALL
+    downloads the jar, or fails saying why); without the jar MM2 starts anyway, without metrics."""
+    env = env or {}
+    enabled = env.get("mm2_metrics_enabled")
+    if not parse_bool(schema.ENV["mm2_metrics_enabled"].default if enabled in (None, "") else enabled):
+        return []
+    setting = (env.get("jmx_exporter_jar") or "").strip()
+    if install.is_url(setting):
+        return []
+    where = "at %s on every driver host" % setting if setting else "on every driver host"
+    return [problem(names.ENV, "jmx_exporter_jar",
+                    "metrics need the Prometheus JMX exporter agent %s, and neither the stack nor the mpack ships "
+                    "it: put %s there, or enter its http(s) URL so Install downloads it (this warning then goes). "
+                    "Without the jar MirrorMaker 2 still starts, without metrics: the MirrorMaker 2 Process alert "
+                    "warns and the replication alerts are UNKNOWN. Or turn mm2_metrics_enabled off"
+                    % (where, install.AGENT_JAR), level="WARN")]

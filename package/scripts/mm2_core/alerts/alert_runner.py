@@ -185,15 +185,7 @@ def diagnose(fetched, endpoint, configs, proc):
         return text + (". If MM2 runs, check that it was started with the exporter agent "
                        "(kafka-mm2-env/mm2_metrics_enabled=true) on port %d" % endpoint.port)
     if not proc.agent:
-        jar = _jar_path(endpoint.jar, configs)
-        hint = ""
-        if jar and not os.path.exists(jar):
-            hint = (" The exporter jar %s does not exist on this host: put jmx_prometheus_javaagent-<version>.jar "
-                    "there, or set kafka-mm2-env/jmx_exporter_jar to an http(s) URL and run Install on the "
-                    "MirrorMaker 2 Driver so it is downloaded." % jar)
-        return text + (". MirrorMaker 2 runs (pid %s) without the JMX exporter agent, so nothing serves metrics.%s "
-                       "Keep kafka-mm2-env/mm2_metrics_enabled=true and restart the MirrorMaker 2 Driver."
-                       % (proc.pid, hint))
+        return text + ". " + without_agent(endpoint, configs, proc)
     jar, port, conf = _agent_parts(proc.agent)
     if jar and not os.path.exists(jar):
         return text + (". MM2 (pid %s) was started with -javaagent:%s but that jar is missing, so the JVM could "
@@ -206,6 +198,17 @@ def diagnose(fetched, endpoint, configs, proc):
     return text + (". MM2 (pid %s) has the exporter agent on port %s but nothing listens: see %s/mirrormaker.out "
                    "for the agent's error (port in use, unreadable %s)" % (proc.pid, port or "?", log_dir,
                                                                           conf or "rules file"))
+
+
+def without_agent(endpoint, configs, proc):
+    """MM2 runs without the exporter agent (START leaves it out while the jar is missing): what to do."""
+    jar = _jar_path(endpoint.jar, configs)
+    line = "MirrorMaker 2 runs (pid %s) without the JMX exporter agent, so nothing serves metrics. " % proc.pid
+    if not jar or not os.path.exists(jar):
+        from mm2_core.host import install
+        return line + install.missing_agent_fix(jar)
+    return line + ("The jar %s is on this host now: restart the MirrorMaker 2 Driver to load it "
+                   "(kafka-mm2-env/mm2_metrics_enabled stays true)" % jar)
 
 
 # --- the run ---------------------------------------------------------------------------------------------
@@ -270,6 +273,9 @@ def _execute(kind, token_map, parameters, host_name, now):
     if not fetched.ok:
         if proc is None and fetched.kind == fetcher.REFUSED:
             proc = process_info(configs)
+        if kind == PROCESS and fetched.kind == fetcher.REFUSED and proc.running and not proc.agent:
+            # MM2 replicates, only its metrics are missing: a WARNING that says what to provide
+            return Result(WARNING, [without_agent(endpoint, configs, proc)])
         return Result(UNKNOWN, [diagnose(fetched, endpoint, configs, proc)])
     text = fetched.text
     from mm2_core.alerts import alert_connect

@@ -53,6 +53,10 @@ CMD_APPLY_LIVE = "APPLY_LIVE_CHANGES"  # connect mode: kafka-mm2-live (and any R
 FLOW_COMMANDS = {"pause": CMD_FLOW_PAUSE, "resume": CMD_FLOW_RESUME, "stop": CMD_FLOW_STOP, "seed": CMD_FLOW_SEED}
 CUSTOM_COMMANDS = (CMD_REPLICATION_STATUS, CMD_EXPORT_OFFSETS, CMD_VERIFY, CMD_CUTOVER_CHECK, CMD_FAILOVER_GROUPS,
                    CMD_DRILL, CMD_FLOW_SEED, CMD_FLOW_PAUSE, CMD_FLOW_RESUME, CMD_FLOW_STOP, CMD_APPLY_LIVE)
+# Custom commands that need input the web UI cannot give (a flow, consumer groups, offsets): <hidden>true</hidden>
+# in metainfo.xml keeps them out of the Actions menus (Ambari's API lists only the others in custom_commands);
+# they stay runnable through REST and mm2-ambari (flow, failover, failback, drill). The others take safe defaults.
+MENU_HIDDEN_COMMANDS = (CMD_FAILOVER_GROUPS, CMD_DRILL, CMD_FLOW_SEED, CMD_FLOW_PAUSE, CMD_FLOW_RESUME, CMD_FLOW_STOP)
 
 # Stack service and component this one sits next to.
 KAFKA_SERVICE = "KAFKA"

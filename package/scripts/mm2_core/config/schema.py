@@ -148,10 +148,13 @@ def _cluster_properties(role):
     return [
         Property(role + ".alias", "",
                  title + " cluster alias",
-                 "Short name of the %s cluster used in MM2 keys and in mirrored topic names "
-                 "(a topic t becomes <source alias>.t under the prefixed policy). Letters, digits, "
-                 "'_' and '-' only. Leave empty to let the advisor derive it from the cluster name."
-                 % role, empty_value_valid=True, overridable=False),
+                 ("Short name of the source cluster used in MM2 keys and in mirrored topic names "
+                  "(under the prefixed policy its topic t becomes <source alias>.t on the target). "
+                  "Letters, digits, '_' and '-' only." if not target else
+                  "Short name of the target cluster used in MM2 keys (<source>-><target>) and, in active-active "
+                  "replication, in the names of the topics mirrored back to the source (<target alias>.t). "
+                  "Letters, digits, '_' and '-' only. Leave empty to let the advisor derive it from this "
+                  "Ambari cluster's name."), empty_value_valid=True, overridable=False),
         Property(role + ".bootstrap.servers", "",
                  title + " bootstrap servers",
                  "Comma-separated host:port list of the %s cluster's brokers.%s" % (
@@ -161,13 +164,14 @@ def _cluster_properties(role):
                  depends_on=_LOCAL_KAFKA_DEPS if target else (), kafka_key="bootstrap.servers", scope=CLUSTER),
         Property(role + ".security.protocol", "PLAINTEXT",
                  title + " security protocol",
-                 "How MM2 connects to the %s cluster." % role,
+                 "How MM2 connects to the %s cluster: PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL. Any but "
+                 "PLAINTEXT shows the SASL or TLS settings below it." % role,
                  value_type="value-list", entries=_choices(PROTOCOLS), overridable=False,
                  depends_on=_TARGET_SECURITY_DEPS if target else (), kafka_key="security.protocol", scope=CLUSTER),
         Property(role + ".sasl.mechanism", "GSSAPI",
                  title + " SASL mechanism",
-                 "SASL mechanism for SASL_PLAINTEXT / SASL_SSL. GSSAPI uses the MirrorMaker 2 "
-                 "Kerberos identity unless a principal and keytab are given below.",
+                 "SASL mechanism for SASL_PLAINTEXT / SASL_SSL: GSSAPI, PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512. "
+                 "GSSAPI uses the MirrorMaker 2 Kerberos identity unless a principal and keytab are given below.",
                  value_type="value-list", entries=_choices(SASL_MECHANISMS), overridable=False,
                  depends_on=_TARGET_SECURITY_DEPS if target else (), kafka_key="sasl.mechanism", scope=CLUSTER),
         Property(role + ".sasl.kerberos.service.name", "kafka",
@@ -197,7 +201,7 @@ def _cluster_properties(role):
                  "Truststore for SSL / SASL_SSL on the MM2 hosts.",
                  empty_value_valid=True, overridable=False, kafka_key="ssl.truststore.location", scope=CLUSTER),
         Property(role + ".ssl.truststore.type", "JKS",
-                 title + " truststore type", "JKS or PKCS12.",
+                 title + " truststore type", "JKS, PKCS12 or PEM.",
                  value_type="value-list", entries=_choices(("JKS", "PKCS12", "PEM")), overridable=False,
                  kafka_key="ssl.truststore.type", scope=CLUSTER),
         Property(role + ".ssl.truststore.password", "",
@@ -209,7 +213,7 @@ def _cluster_properties(role):
                  "require client certificates).", empty_value_valid=True, overridable=False,
                  kafka_key="ssl.keystore.location", scope=CLUSTER),
         Property(role + ".ssl.keystore.type", "JKS",
-                 title + " keystore type", "JKS or PKCS12.",
+                 title + " keystore type", "JKS, PKCS12 or PEM.",
                  value_type="value-list", entries=_choices(("JKS", "PKCS12", "PEM")), overridable=False,
                  kafka_key="ssl.keystore.type", scope=CLUSTER),
         Property(role + ".ssl.keystore.password", "",
@@ -245,8 +249,8 @@ ENV = ConfigType(names.ENV, "MirrorMaker 2 process environment", [
     Property("mm2_jvm_opts", "-XX:+UseG1GC -XX:MaxGCPauseMillis=20", "JVM options",
              "Extra JVM options (KAFKA_JVM_PERFORMANCE_OPTS).", empty_value_valid=True),
     Property("kafka_install_source", "auto", "Kafka installation for MM2",
-             "auto: the stack's Kafka if it has MirrorMaker 2 (Kafka 2.4+), else the path below, "
-             "else the tarball. stack / path / tarball force one of them.",
+             "auto, stack, path or tarball. auto: the stack's Kafka if it has MirrorMaker 2 (Kafka 2.4+), "
+             "else the path below, else the tarball. stack / path / tarball force one of them.",
              value_type="value-list", entries=_choices(("auto", "stack", "path", "tarball"))),
     Property("kafka_home", "/opt/kafka-mm2/current", "Separate Kafka home",
              "A Kafka distribution (2.4 or newer) with bin/connect-mirror-maker.sh, used when the "
@@ -272,8 +276,7 @@ ENV = ConfigType(names.ENV, "MirrorMaker 2 process environment", [
              "connect: MM2's connectors on a Kafka Connect worker per driver (one target per host), driven "
              "over its loopback REST API: per-flow pause/resume/stop, live topic and setting changes, "
              "failed tasks restarted automatically.",
-             value_type="value-list", entries=[("dedicated", "dedicated (connect-mirror-maker.sh)"),
-                                               ("connect", "connect (Kafka Connect worker + REST)")],
+             value_type="value-list", entries=[("dedicated", "Dedicated"), ("connect", "Connect")],
              overridable=False),
     Property("mm2_autorestart_enabled", "true", "Restart failed connectors and tasks",
              "Connect mode: a healer process restarts FAILED connectors and tasks with back-off.",
@@ -325,8 +328,10 @@ ENV = ConfigType(names.ENV, "MirrorMaker 2 process environment", [
              "config group per host for a per-host address).", empty_value_valid=True),
     Property("jmx_exporter_jar", "/usr/share/java/jmx_prometheus_javaagent.jar",
              "JMX exporter agent jar",
-             "Path on the host, or http(s) URL that install downloads it from, of "
-             "jmx_prometheus_javaagent-<version>.jar.", empty_value_valid=True),
+             "Path on every driver host, or http(s) URL that Install downloads it from, of the Prometheus "
+             "JMX exporter agent jar (jmx_prometheus_javaagent-<version>.jar, 0.20.0 or 1.x). Neither the "
+             "stack nor the mpack ships it. Without it MirrorMaker 2 starts without metrics and the "
+             "MirrorMaker 2 Process alert warns.", empty_value_valid=True),
     Property("mm2_metrics_ssl_enabled", "false", "Serve metrics over HTTPS",
              "The exporter serves /metrics over TLS with the keystore below; the Ambari alerts then "
              "use HTTPS and verify the certificate against the CA file below.",
@@ -363,20 +368,20 @@ ENV = ConfigType(names.ENV, "MirrorMaker 2 process environment", [
              "The mpack release `mm2-ambari upgrade` last reconciled these settings for (new properties "
              "added, alert definitions updated). Its change flags the drivers Restart Required, so they "
              "pick up the new release's scripts. Empty: never reconciled (installed with this release, "
-             "or not upgraded yet).", empty_value_valid=True, overridable=False,
+             "or not upgraded yet).", empty_value_valid=True, overridable=False, read_only=True,
              not_in_theme="bookkeeping that mm2-ambari upgrade writes; nothing to set by hand (shown under "
                           "Advanced kafka-mm2-env)"),
     Property("content", "", "mm2-env.sh template",
              "Environment of the MM2 process (Jinja template).", value_type="content",
-             content_file="mm2-env.sh.j2", show_property_name=False, not_in_theme=_TEMPLATE_TEXT),
+             content_file="mm2-env.sh.j2", not_in_theme=_TEMPLATE_TEXT),
 ])
 
 CLUSTERS = ConfigType(names.CLUSTERS, "Clusters MirrorMaker 2 connects", [
     Property("topology.mode", "simple", "Topology mode",
              "simple: one source and one target described below. advanced: any number of "
-             "clusters and flows in the kafka-mm2-topology YAML.",
-             value_type="value-list", entries=[("simple", "Simple (two clusters)"),
-                                               ("advanced", "Advanced (topology YAML)")],
+             "clusters and flows in the kafka-mm2-topology YAML, their security included (the Security tab "
+             "is then empty).",
+             value_type="value-list", entries=[("simple", "Simple"), ("advanced", "Advanced (YAML)")],
              overridable=False),
 ] + _cluster_properties("source") + _cluster_properties("target"))
 
@@ -413,8 +418,7 @@ REPLICATION = ConfigType(names.REPLICATION, "Replication flows (simple mode) and
     Property("replication.policy", "prefixed", "Replication policy",
              "prefixed: topic t from cluster A becomes A.t (DefaultReplicationPolicy). identity: "
              "names are kept (IdentityReplicationPolicy, Kafka 3.0+, one-way only).",
-             value_type="value-list", entries=[("prefixed", "Prefixed (A.topic)"),
-                                               ("identity", "Identity (same name)")],
+             value_type="value-list", entries=[("prefixed", "Prefixed"), ("identity", "Identity")],
              overridable=False, kafka_key="replication.policy.class", scope=GLOBAL),
     Property("replication.policy.separator", ".", "Policy separator",
              "Separator between the source alias and the topic name.", overridable=False,
@@ -448,7 +452,7 @@ REPLICATION = ConfigType(names.REPLICATION, "Replication flows (simple mode) and
              kafka_key="sync.topic.acls.enabled", scope=FLOW),
     Property("offset-syncs.topic.location", "source", "Offset-syncs topic location",
              "source (default) or target (MM2 needs only read access to the source; Kafka 3.0+).",
-             value_type="value-list", entries=_choices(("source", "target")), overridable=False,
+             value_type="value-list", entries=[("source", "Source"), ("target", "Target")], overridable=False,
              kafka_key="offset-syncs.topic.location", scope=FLOW, gate=versions.OFFSET_SYNCS_LOCATION),
     Property("replication.factor", "3", "Mirrored topic replication factor",
              "Replication factor of topics MM2 creates on the target (-1: broker default, Kafka 2.4+ brokers).",
@@ -492,8 +496,8 @@ REPLICATION = ConfigType(names.REPLICATION, "Replication flows (simple mode) and
              "are reported as pending, not missing. Keep it above the replication latency.",
              value_type="int", minimum="0", maximum="86400", unit="seconds", overridable=False),
     Property("verify.spark.mode", "auto", "Verify: where Spark runs",
-             "auto: on YARN when the cluster has YARN and Spark and this host a Spark client, "
-             "otherwise local[*] on this host. yarn / local force one.",
+             "auto, yarn or local. auto: on YARN when the cluster has YARN and Spark and this host a Spark "
+             "client, otherwise local[*] on this host. yarn / local force one.",
              value_type="value-list", entries=_choices(("auto", "yarn", "local")), overridable=False),
     Property("verify.spark.home", "", "Verify: Spark home",
              "Spark installation holding bin/spark-submit. Empty: SPARK_HOME, the stack's Spark "
@@ -508,8 +512,9 @@ REPLICATION = ConfigType(names.REPLICATION, "Replication flows (simple mode) and
 
 TOPOLOGY = ConfigType(names.TOPOLOGY, "Advanced topology (YAML)", [
     Property("content", "", "Topology YAML",
-             "Clusters and flows when topology mode is advanced. The schema: docs/configure.md of the mpack's sources.",
-             value_type="content", content_file="topology.yaml.example", show_property_name=False,
+             "Clusters and flows when topology mode is advanced; the schema is in the mpack's documentation, page "
+             "Configure, section Topology YAML.",
+             value_type="content", content_file="topology.yaml.example",
              empty_value_valid=True, overridable=False),
 ])
 
@@ -540,10 +545,10 @@ LOG4J = ConfigType(names.LOG4J, "MirrorMaker 2 logging", [
              "How many rolled log files are kept.", value_type="int", minimum="1", maximum="1000"),
     Property("content", "", "log4j template (Kafka up to 3.x)",
              "log4j 1 properties used with Kafka 2.4 to 3.9.", value_type="content",
-             content_file="log4j.properties.j2", show_property_name=False, not_in_theme=_TEMPLATE_TEXT),
+             content_file="log4j.properties.j2", not_in_theme=_TEMPLATE_TEXT),
     Property("log4j2_content", "", "log4j2 template (Kafka 4.x)",
              "log4j2 YAML used with Kafka 4.x.", value_type="content",
-             content_file="log4j2.yaml.j2", show_property_name=False, not_in_theme=_TEMPLATE_TEXT),
+             content_file="log4j2.yaml.j2", not_in_theme=_TEMPLATE_TEXT),
 ])
 
 CUSTOM = ConfigType(names.CUSTOM, "Custom MM2 properties, passed through after validation", [],
@@ -552,14 +557,14 @@ CUSTOM = ConfigType(names.CUSTOM, "Custom MM2 properties, passed through after v
 # Not in <configuration-dependencies> (names.NO_RESTART_CONFIG_TYPES): a save never flags "Restart Required".
 LIVE = ConfigType(names.LIVE, "Live flow settings (connect mode, applied without a restart)", [
     Property("flow.settings", "", "Live flow settings",
-             "Connect mode only: per-flow settings the running drivers apply without a restart (Apply live flow "
-             "changes, or mm2-ambari command APPLY_LIVE_CHANGES --all-hosts), one per line as "
+             "Connect mode only: per-flow settings the running drivers apply without a restart (Actions > Apply Live "
+             "Changes, or mm2-ambari run APPLY_LIVE_CHANGES --all-hosts), one per line as "
              "SOURCE->TARGET.setting = value, e.g. A->B.topics = orders.*, payments. Settings: topics, "
              "topics.exclude, groups, groups.exclude, sync.group.offsets.enabled, sync.group.offsets.interval.seconds, "
              "emit.checkpoints.interval.seconds, refresh.topics.interval.seconds, refresh.groups.interval.seconds, "
              "sync.topic.configs.enabled, tasks.max. A line overrides that flow's value from Replication or the "
              "topology. Saving it never marks the drivers Restart Required; dedicated mode refuses it.",
-             value_type="content", show_property_name=False, empty_value_valid=True, overridable=False),
+             value_type="content", empty_value_valid=True, overridable=False),
 ])
 
 CONFIG_TYPES = (ENV, CLUSTERS, REPLICATION, TOPOLOGY, DRIVER, LOG4J, CUSTOM, LIVE)

@@ -451,3 +451,17 @@ def jmx_agent_jar_path(setting, kafka_home):
         return setting[len("file://"):] if setting.lower().startswith("file://") else setting
     name = os.path.basename(setting.split("?", 1)[0].rstrip("/")) or "jmx_prometheus_javaagent.jar"
     return os.path.join(os.path.dirname(os.path.normpath(kafka_home)), "lib", name)
+
+
+# the exporter agent the metrics need, as the operator gets it (neither the stacks nor the mpack ship it)
+AGENT_JAR = ("jmx_prometheus_javaagent-<version>.jar (Maven io.prometheus.jmx:jmx_prometheus_javaagent, 0.20.0 "
+             "or 1.x)")
+
+
+def missing_agent_fix(jar):
+    """What the operator does when the JMX exporter agent jar is not on a driver host: the one text
+    START, INSTALL and the MirrorMaker 2 Process alert give."""
+    return ("The JMX exporter agent jar %s is not on this host (neither the stack nor the mpack ships it): put "
+            "%s there, or set kafka-mm2-env/jmx_exporter_jar to its path or to an http(s) URL and run Install on "
+            "the MirrorMaker 2 Driver; then restart the driver. Or turn kafka-mm2-env/mm2_metrics_enabled off"
+            % (jar or "(not set)", AGENT_JAR))
