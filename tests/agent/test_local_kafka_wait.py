@@ -1,5 +1,6 @@
 """START after a host reboot: when a flow uses this cluster's own Kafka, START waits (bounded) for a
 local broker instead of failing into Service Auto Start's 5-minute retry gap."""
+import os
 import socket
 import threading
 import time
@@ -27,14 +28,18 @@ class LocalTargetDriver(Driver):
         return cmd
 
 
-def _broker_later(delay, stop):
-    """A broker stand-in on a port bound now (so nothing else takes it) that refuses connections for
-    delay seconds (bound, not listening), then accepts them until stop is set. Returns the port."""
+def _broker_later(delay, stop, after_file=None):
+    """A broker stand-in on a port bound now (so nothing else takes it) that refuses connections (bound, not
+    listening) until delay seconds after after_file exists (from now without it), then accepts them until stop is
+    set. Returns the port. after_file: a file START writes before its wait (its configuration), so the delay
+    counts from START's own progress, not from the test's start (a loaded host took more than 4 s to get there)."""
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
 
     def serve():
+        while after_file and not os.path.exists(after_file) and not stop.is_set():
+            time.sleep(0.1)
         time.sleep(delay)
         sock.listen(16)
         sock.settimeout(0.2)
@@ -66,8 +71,9 @@ def stop_event():
 
 
 def test_start_waits_for_the_local_brokers(site, guard, stop_event):
-    port = _broker_later(4, stop_event)
-    driver = LocalTargetDriver(site, port)
+    driver = LocalTargetDriver(site, 0)
+    driver.port = _broker_later(5, stop_event, after_file=driver.props)
+    port = driver.port
     run = ok(driver.run("START", env={"mm2_local_kafka_wait_seconds": "60"}))
     assert "Waiting up to 60 s for this cluster's Kafka (B: 127.0.0.1:%d) to accept connections" % port in run.output
     assert "Kafka broker 127.0.0.1:%d of B answers after" % port in run.output
