@@ -121,7 +121,7 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
     stamps = {}
     for topic, partition, offset in cutover.rpo_probes(rows):
         argv = kafka_commands.console_consumer(home, version, cli.bootstrap(source), cli.config(source), topic,
-                                           timeout_ms=4000, max_messages=1, partition=partition, offset=offset)
+                                               timeout_ms=4000, max_messages=1, partition=partition, offset=offset)
         r = cli.run(argv + kafka_commands.TIMESTAMP_PROPERTIES, timeout=cli.timeout)
         found = kafka_records.parse_record_timestamps(r.out)
         if found:
@@ -167,8 +167,8 @@ def _target_facts(cli, rendering, flow, facts):
         # assigned at the end of each partition: the read ends after `count` records (heartbeats never stop),
         # and a generous quiet only matters when the first fetch is slow (a busy host)
         argv = kafka_commands.console_consumer(home, version, cli.bootstrap(target), cli.config(target), hb_topic,
-                                           mode="heartbeat", timeout_ms=READ_QUIET_MS, max_messages=count,
-                                           partition=partition, offset=start)
+                                               mode="heartbeat", timeout_ms=READ_QUIET_MS, max_messages=count,
+                                               partition=partition, offset=start)
         out.append(cli.run(argv, timeout=cli.timeout + READ_QUIET_MS // 1000).out)
     beats = [b.timestamp for b in kafka_records.parse_heartbeats("\n".join(out)) if b.target == source]
     facts["heartbeat_ms"] = max(beats) if beats else None
@@ -187,7 +187,7 @@ def _single_partition_read(cli, alias, topic):
     """Partition 0 of one of MM2's single-partition topics (checkpoints, offset syncs) from its earliest offset:
     assigned, so no consumer group is joined and a short quiet ends the read."""
     argv = kafka_commands.console_consumer(cli.home, cli.version, cli.bootstrap(alias), cli.config(alias), topic,
-                                       timeout_ms=ASSIGNED_QUIET_MS)
+                                           timeout_ms=ASSIGNED_QUIET_MS)
     i = argv.index("--from-beginning")
     return argv[:i] + ["--partition", "0", "--offset", "earliest"] + argv[i + 1:]
 
@@ -267,7 +267,7 @@ def failover_groups(script, params):
                                                  mm2_commands._internal_separator_enabled(rendering))
         checkpoints, _stamps = read_checkpoints(cli, target, cp_topic)
         res = cli.run(kafka_commands.groups_describe_command(home, cli.bootstrap(target), cli.config(target), groups,
-                                                      state=True))
+                                                             state=True))
         states = kafka_output.parse_group_state(res.out)
         if not res.ok and not states:
             raise Fail("Cannot describe groups %s on %s: %s" % (", ".join(groups), target, res.problem(3)))
@@ -346,7 +346,7 @@ def _apply_offsets(cli, target, group, rows):
         fh.write(rows.encode("utf-8"))
     os.chown(path, cli.uid, cli.gid)
     command = kafka_commands.groups_reset_command(cli.home, cli.bootstrap(target), cli.config(target), group, path,
-                                           execute=True)
+                                                  execute=True)
     for attempt in range(1, RESET_ATTEMPTS + 1):
         r = cli.run(command)
         if r.ok and "Error" not in r.out:
@@ -407,7 +407,7 @@ def drill(script, params):
             topics = sorted(set(line.split(",")[0] for line in rows.splitlines()))
             include = "^(%s)$" % "|".join(t.replace(".", "\\.") for t in topics)
             base = kafka_commands.console_consumer(cli.home, cli.version, cli.bootstrap(target), cli.config(target),
-                                               topics[0], timeout_ms=READ_QUIET_MS)
+                                                   topics[0], timeout_ms=READ_QUIET_MS)
             # --include instead of --topic; the shadow group's committed offsets are where the read starts
             argv = [a for a in base if a not in ("--from-beginning",)]
             i = argv.index("--topic")

@@ -137,15 +137,15 @@ def _seed_topic(cli, rendering, topo, name, source, target, wanted, topic, conne
     """The positions written into the offsets topic while no MirrorMaker 2 of this host runs: (target_ends,
     created, number of positions written)."""
     ends = cli.run(kafka_commands.end_offsets_command(cli.home, cli.version, cli.bootstrap(target),
-                                                   cli.config(target), topic) or [])
+                                                      cli.config(target), topic) or [])
     partitions = kafka_output.topic_offsets(ends.out, topic) if ends.ok else {}
     created = False
     if not partitions:
         rf = dict(rendering.properties).get("offset.storage.replication.factor")
         res = cli.run(kafka_commands.topics_create(cli.home, cli.bootstrap(target), cli.config(target), topic,
-                                                partitions=connect_offsets.OFFSETS_TOPIC_PARTITIONS,
-                                                replication_factor=int(rf) if rf and rf != "-1" else None,
-                                                configs=connect_offsets.OFFSETS_TOPIC_CONFIGS))
+                                                   partitions=connect_offsets.OFFSETS_TOPIC_PARTITIONS,
+                                                   replication_factor=int(rf) if rf and rf != "-1" else None,
+                                                   configs=connect_offsets.OFFSETS_TOPIC_CONFIGS))
         if not res.ok:
             raise Fail("FLOW_SEED %s: creating %s on %s: %s" % (name, topic, target, res.problem(3)))
         created = True
@@ -158,8 +158,8 @@ def _seed_topic(cli, rendering, topo, name, source, target, wanted, topic, conne
     writes = positions_plan(source, wanted, stored, connector)
     if writes:
         argv = kafka_commands.console_producer(cli.home, cli.version, cli.bootstrap(target), cli.config(target),
-                                            topic) + ["--property", "parse.key=true", "--property",
-                                                      "key.separator=\t"]
+                                               topic) + ["--property", "parse.key=true", "--property",
+                                                         "key.separator=\t"]
         res = cli.run(argv, stdin="\n".join("%s\t%s" % (k, v) for k, v, _, _ in writes))
         if not res.ok:
             raise Fail("FLOW_SEED %s: writing %d position(s) to %s on %s: %s" % (
@@ -229,7 +229,8 @@ def _retire(cli, params, flow, name):
     writes = connect_configs.retire_plan(configs, counts, connectors)
     if writes:
         argv = kafka_commands.console_producer(cli.home, cli.version, cli.bootstrap(target), cli.config(target),
-                                            topic) + ["--property", "parse.key=true", "--property", "key.separator=\t"]
+                                               topic) + ["--property", "parse.key=true", "--property",
+                                                         "key.separator=\t"]
         res = cli.run(argv, stdin="\n".join("%s\t%s" % kv for kv in writes))
         if not res.ok:
             # never the values in a message: a connector configuration can hold credentials

@@ -188,7 +188,7 @@ class KafkaCli(object):
 
         def create(**extra):
             result = self.run(kafka_commands.topics_create(self.home, self.bootstrap(alias), self.config(alias), topic,
-                                                        configs=configs, if_not_exists=if_not_exists, **extra))
+                                                           configs=configs, if_not_exists=if_not_exists, **extra))
             if not if_not_exists and not result.ok and "already exists" in result.problem(40):
                 Logger.info("%s already exists on %s" % (topic, alias))
                 return ToolResult(0, result.out, u"")
@@ -202,13 +202,13 @@ class KafkaCli(object):
 
     def produce(self, alias, topic, line):
         return self.run(kafka_commands.console_producer(self.home, self.version, self.bootstrap(alias),
-                                                     self.config(alias), topic), stdin=line)
+                                                        self.config(alias), topic), stdin=line)
 
     def consume(self, alias, topic, mode="text", timeout_ms=10000, max_messages=None, partition=None, offset=None):
         return self.run(kafka_commands.console_consumer(self.home, self.version, self.bootstrap(alias),
-                                                     self.config(alias), topic, mode=mode, timeout_ms=timeout_ms,
-                                                     max_messages=max_messages, partition=partition, offset=offset),
-                        timeout=self.timeout + timeout_ms // 1000, keep_output=True)
+                                                        self.config(alias), topic, mode=mode, timeout_ms=timeout_ms,
+                                                        max_messages=max_messages, partition=partition, offset=offset),
+                           timeout=self.timeout + timeout_ms // 1000, keep_output=True)
 
     def read_compacted(self, alias, topic, mode, interval_seconds):
         """Every record of a compacted topic up to its current end, bounded even while MM2 writes to it.
@@ -219,7 +219,7 @@ class KafkaCli(object):
         versions.CHECKPOINTS_ONLY_WHEN_CHANGED) writes all of them once more, bounded by that interval + 45 s.
         A plain read until idle never ends on such a version (a new batch every interval)."""
         command = kafka_commands.end_offsets_command(self.home, self.version, self.bootstrap(alias), self.config(alias),
-                                                  topic)
+                                                     topic)
         if command is not None:
             res = self.run(command)
             if not res.ok:
@@ -240,9 +240,9 @@ class KafkaCli(object):
         # it printed; a JVM killed at the window's end lost its buffered output (real 2.8.2: 0 of 272 read)
         quiet_ms = max(2000, min(10000, int(interval_seconds) * 1000 - 1500))
         result = self.run(kafka_commands.console_consumer(self.home, self.version, self.bootstrap(alias),
-                                                       self.config(alias), topic, mode=mode, timeout_ms=quiet_ms,
-                                                       partition=0, offset=0),
-                          timeout=int(interval_seconds) + 45, keep_output=True)
+                                                          self.config(alias), topic, mode=mode, timeout_ms=quiet_ms,
+                                                          partition=0, offset=0),
+                             timeout=int(interval_seconds) + 45, keep_output=True)
         if result.code == 124:   # cut by the window: what it read covers a whole re-emission interval
             return ToolResult(0, result.out, result.err)
         return result
@@ -253,7 +253,7 @@ class KafkaCli(object):
         over a read from the beginning. Returns a ToolResult whose .note says when the read may
         be incomplete (window ended, offsets unknown) and why."""
         command = kafka_commands.end_offsets_command(self.home, self.version, self.bootstrap(alias), self.config(alias),
-                                                  topic)
+                                                     topic)
         if command is not None:
             res = self.run(command)
             ends = kafka_output.topic_offsets(res.out, topic) if res.ok else {}
@@ -283,9 +283,9 @@ class KafkaCli(object):
         # MM2's heartbeats topic has one partition: read it by assignment (a group join first could outlast
         # QUIET_MS with no record yet: real 2.8.2 read 0 of 77); quiet bound for a loaded host
         result = self.run(kafka_commands.console_consumer(self.home, self.version, self.bootstrap(alias),
-                                                       self.config(alias), topic, mode=mode,
-                                                       timeout_ms=SUBSCRIBE_QUIET_MS, partition=0, offset=0),
-                          timeout=window_seconds, keep_output=True)
+                                                          self.config(alias), topic, mode=mode,
+                                                          timeout_ms=SUBSCRIBE_QUIET_MS, partition=0, offset=0),
+                             timeout=window_seconds, keep_output=True)
         result.read_started = started
         if result.code == 124:
             result.note = ("%s; read %s on %s from the beginning for %ss only: older records may be all that was "

@@ -60,6 +60,21 @@ def _cases(*names):
     return [(v, c) for v in VERSIONS for c in names if c in _manifest(v)]
 
 
+def _offsets_capture(version, case):
+    """The capture of a kafka-get-offsets case, or None where it holds the GetOffsetShell of 2.x refusing a regex.
+
+    Before 3.0 there is no kafka-get-offsets.sh (the product refuses those facts there by name:
+    kafkatools.commands.end_offsets_command gives None, mm1_cmds.Tools names Kafka 3.0). Its GetOffsetShell takes
+    --topic as one name: captured with a regex (one run, no ' ; ' in MANIFEST) it says the topic does not exist and
+    prints no offset line, which must read as no offsets at all."""
+    cap = Capture(version, case)
+    if version.startswith("2.") and " ; " not in cap.argv and ("--topic .*" in cap.argv or "\\." in cap.argv):
+        assert cap.exit != 0 and "does not exist" in cap.err, (version, case)
+        assert ko.parse_offsets(cap.both) == {}
+        return None
+    return cap
+
+
 def _per_topic(offsets):
     found = {}
     for (topic, partition), offset in offsets.items():
@@ -75,7 +90,9 @@ def test_every_supported_line_was_captured_and_every_case_is_read_here():
 
 @pytest.mark.parametrize("version,case", _cases("offsets_latest", "offsets_warnings"))
 def test_end_offsets_of_every_partition_warnings_skipped(version, case):
-    cap = Capture(version, case)
+    cap = _offsets_capture(version, case)
+    if cap is None:
+        return
     assert cap.exit == 0
     for what, text in cap.each():
         got = _per_topic(ko.parse_offsets(text))
@@ -89,7 +106,9 @@ def test_end_offsets_of_every_partition_warnings_skipped(version, case):
 
 @pytest.mark.parametrize("version,case", _cases("offsets_earliest"))
 def test_log_start_offsets(version, case):
-    cap = Capture(version, case)
+    cap = _offsets_capture(version, case)
+    if cap is None:
+        return
     for what, text in cap.each():
         got = _per_topic(ko.parse_offsets(text))
         for topic, (partitions, _records) in TOPICS.items():
@@ -98,7 +117,9 @@ def test_log_start_offsets(version, case):
 
 @pytest.mark.parametrize("version,case", _cases("offsets_by_time_past", "offsets_by_time_future"))
 def test_offsets_by_time_leave_out_partitions_without_an_answer(version, case):
-    cap = Capture(version, case)
+    cap = _offsets_capture(version, case)
+    if cap is None:
+        return
     assert cap.exit == 0
     for what, text in cap.each():
         got = _per_topic(ko.parse_offsets(text))
@@ -110,7 +131,9 @@ def test_offsets_by_time_leave_out_partitions_without_an_answer(version, case):
 
 @pytest.mark.parametrize("version,case", _cases("offsets_dotted_topic"))
 def test_a_dotted_topic_is_one_topic(version, case):
-    cap = Capture(version, case)
+    cap = _offsets_capture(version, case)
+    if cap is None:
+        return
     for what, text in cap.each():
         assert set(t for t, _ in ko.parse_offsets(text)) == set(["dotted.topic.v1"]), (version, what)
         assert sum(ko.topic_offsets(text, "dotted.topic.v1").values()) == 3

@@ -25,9 +25,9 @@ def parse_offsets(output):
     """{(topic, partition): offset} from `kafka-get-offsets` (`topic:partition:offset` lines), whatever --time
     asked: the end offsets (LATEST), the log-start offsets (EARLIEST) or the first offset at or after a timestamp.
 
-    A partition without an answer (a timestamp after its last record: offset -1, or nothing after the colon) is
-    left out, and so is a line that only looks alike (a log line's time). The comma-separated offset lists of the GetOffsetShell before Kafka 2.0 (`--offsets N`) are refused
-    by name."""
+    A partition without an answer (a timestamp after its last record: no line, offset -1, or nothing after the
+    colon) is left out, and so is a line that only looks alike (a log line's time). The comma-separated offset
+    lists of the GetOffsetShell before Kafka 2.0 (`--offsets N`) are refused by name (ToolOutputError)."""
     offsets = {}
     for line in output.splitlines():
         m = _OFFSET_LINE.match(line.strip())
