@@ -18,6 +18,7 @@ from mm2_core.config.config_values import parse_bool
 from mm2_core.formats.text import text, to_text
 from mm2_core.host import kafka_tools
 from mm2_core.kafka import versions
+from mm2_core.kafkatools import commands as kafka_commands, records as kafka_records
 
 CHECK_TOPIC = names.SERVICE_CHECK_TOPIC
 CHECK_TOPIC_CONFIGS = {"retention.ms": str(24 * 3600 * 1000)}
@@ -41,6 +42,12 @@ def _setting(topo, flow, name):
     return resolved.flow_value(topo, flow, name)
 
 
+def _int_setting(topo, flow, name):
+    """A whole-number setting of the flow as MM2 reads it, its declared default where nothing sets it."""
+    from mm2_core.model import resolved
+    return resolved.flow_int(topo, flow, name)
+
+
 def topic_filter(topo, flow):
     return kafka_tools.TopicFilter(_setting(topo, flow, "topics"), _setting(topo, flow, "topics.exclude"))
 
@@ -48,14 +55,7 @@ def topic_filter(topo, flow):
 def _checkpoint_interval_seconds(rendering, flow):
     """emit.checkpoints.interval.seconds of the flow: a 2.x read of the checkpoints topic ends on a shorter quiet
     (MM2 re-emits every checkpoint each interval before 3.4.1)."""
-    props = dict(rendering.properties)
-    value = props.get("%s.emit.checkpoints.interval.seconds" % flow.name) or \
-        props.get("emit.checkpoints.interval.seconds") or "60"
-    try:
-        interval = int(value)
-    except ValueError:
-        interval = 60
-    return max(interval, 1)
+    return max(_int_setting(rendering.topology, flow, "emit.checkpoints.interval.seconds"), 1)
 
 
 def _internal_separator_enabled(rendering):
@@ -201,14 +201,14 @@ def check_heartbeats(cli, rendering, flow, why, deadline=None):
     topo = rendering.topology
     topic = kafka_tools.heartbeats_topic(flow.source, topo.separator)
     step = "heartbeats %s on %s (%s)" % (topic, flow.target, why)
-    limit = 3 * int(_setting(topo, flow, "emit.heartbeats.interval.seconds") or 5) + 60
+    limit = 3 * _int_setting(topo, flow, "emit.heartbeats.interval.seconds") + 60
     found = {}
 
     def fresh():
         # bounded by end offsets: several herders keep writing heartbeats, the topic is never quiet
         result = cli.read_recent(flow.target, topic, mode="heartbeat")
         # records of A's heartbeats topic (emitted into A by herders X->A) mirrored to the target
-        beats = [b for b in kafka_tools.parse_heartbeats(result.out) if b.target == flow.source]
+        beats = [b for b in kafka_records.parse_heartbeats(result.out) if b.target == flow.source]
         found.update(result=result, beats=beats)
         if not beats:
             return False
@@ -308,13 +308,13 @@ def flow_status(cli, rendering, flow, connect_listing=None):
                                                "trace": trace[0].splitlines()[:1] if trace else []}
     elif status in target_topics:
         res = cli.consume(target, status, mode="keyed", timeout_ms=5000)
-        states = kafka_tools.connector_states(kafka_tools.parse_status(res.out))
+        states = kafka_records.connector_states(kafka_records.parse_status(res.out))
         from mm2_core.connect.connect_mode import SOURCE
         if SOURCE not in states:
             # every herder of a flow writes its source connector's status: a read without it ended before its
             # first fetches on a loaded host (4.3.1 at load 22, 2026-11-27): once more with a longer quiet bound
             res = cli.consume(target, status, mode="keyed", timeout_ms=STATUS_REREAD_MS)
-            states = kafka_tools.connector_states(kafka_tools.parse_status(res.out))
+            states = kafka_records.connector_states(kafka_records.parse_status(res.out))
         report["connectors"] = dict((name, {"state": st, "tasks": tasks, "trace": (trace or "").splitlines()[:1]})
                                     for name, (st, tasks, trace) in states.items())
         if not res.ok:
@@ -328,7 +328,7 @@ def flow_status(cli, rendering, flow, connect_listing=None):
         # bounded by end offsets: with several heartbeat writers (aggregation, active-active) the
         # topic is never quiet, and an unbounded read would be killed with nothing to show
         res = cli.read_recent(target, hb_topic, mode="heartbeat")
-        beats = [b for b in kafka_tools.parse_heartbeats(res.out) if b.target == source]
+        beats = [b for b in kafka_records.parse_heartbeats(res.out) if b.target == source]
         if beats:
             last = max(b.timestamp for b in beats)
             report["last_heartbeat_ms"] = last
@@ -464,7 +464,7 @@ def export_translated_offsets(script, params, groups_filter=None):
             result = cli.read_compacted(flow.target, topic, "checkpoint", _checkpoint_interval_seconds(rendering, flow))
             if not result.ok:
                 raise Fail("Reading %s on %s failed: %s" % (topic, flow.target, result.problem()))
-            checkpoints = kafka_tools.latest_checkpoints(kafka_tools.parse_checkpoints(result.out))
+            checkpoints = kafka_records.latest_checkpoints(kafka_records.parse_checkpoints(result.out))
             if wanted:
                 checkpoints = [c for c in checkpoints if c.group in wanted]
             entry = {"flow": flow.name, "source": flow.source, "target": flow.target, "topic": topic,
@@ -492,7 +492,7 @@ def export_translated_offsets(script, params, groups_filter=None):
                                           "offsets": dict(("%s-%d" % (c.topic, c.partition), c.downstream)
                                                           for c in mine)}
                 summary_lines.append("  %s: %d partition(s) -> %s" % (group, len(mine), path))
-            hint = kafka_tools.consumer_groups_reset_hint(
+            hint = kafka_commands.groups_reset_hint(
                 params.kafka_home, cli.bootstrap(flow.target), "<client config of %s>" % flow.target,
                 os.path.join(out_dir, "group-<group>.csv"), ["<group>"])
             summary_lines.append("  apply on %s while the group is stopped (dry run first, then --execute): %s"

@@ -20,6 +20,7 @@ from mm2_setup import Refused
 from mm2_core.formats.text import text, to_text
 from mm2_core.host import cutover, kafka_tools
 from mm2_core.kafka import versions
+from mm2_core.kafkatools import commands as kafka_commands, output as kafka_output, records as kafka_records
 from mm2_core.model import resolved
 
 RESULT_CHECK = "cutover_check"
@@ -84,10 +85,10 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
     # offsets) is bounded by PROBE_SECONDS and tells whether it is reachable.
     ends = {}
     for alias in (source, target):
-        probe = cli.run(cutover.get_offsets_command(home, cli.bootstrap(alias), cli.config(alias), -1),
+        probe = cli.run(kafka_commands.get_offsets_command(home, cli.bootstrap(alias), cli.config(alias), -1),
                         timeout=PROBE_SECONDS)
         if probe.ok:
-            ends[alias] = cutover.parse_offsets(probe.out)
+            ends[alias] = kafka_output.parse_offsets(probe.out)
             facts["%s_ends_ms" % ("target" if alias == target else "source")] = int(time.time() * 1000)
         else:
             errors.append("%s (%s) is unreachable: %s" % (alias, cli.bootstrap(alias), probe.problem(2)))
@@ -107,9 +108,9 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
                     and not tp[0].endswith(".heartbeats") and tp[0] != "heartbeats")
 
     facts["source_ends"] = matched(ends[source])
-    out = _read(cli, cutover.get_offsets_command(home, cli.bootstrap(source), cli.config(source), -2),
+    out = _read(cli, kafka_commands.get_offsets_command(home, cli.bootstrap(source), cli.config(source), -2),
                 "log-start offsets of %s" % source, errors)
-    facts["source_starts"] = matched(cutover.parse_offsets(out)) if out is not None else {}
+    facts["source_starts"] = matched(kafka_output.parse_offsets(out)) if out is not None else {}
 
     # the source connector's committed offsets (on the target, in the offsets topic of the run mode)
     import mm2_flow_positions
@@ -125,35 +126,35 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
         # host a 4 s read can end before its first record (a silent-loss gate read nothing at load ~40 and said
         # UNKNOWN), so a read that got nothing is made once more with a longer timeout
         for timeout_ms in RPO_PROBE_TIMEOUTS_MS:
-            argv = kafka_tools.console_consumer(home, version, cli.bootstrap(source), cli.config(source), topic,
-                                               timeout_ms=timeout_ms, max_messages=1, partition=partition,
-                                               offset=offset)
-            r = cli.run(argv + cutover.TIMESTAMP_PROPERTIES, timeout=cli.timeout + timeout_ms // 1000)
-            found = cutover.parse_record_timestamps(r.out)
+            argv = kafka_commands.console_consumer(home, version, cli.bootstrap(source), cli.config(source), topic,
+                                                  timeout_ms=timeout_ms, max_messages=1, partition=partition,
+                                                  offset=offset)
+            r = cli.run(argv + kafka_commands.TIMESTAMP_PROPERTIES, timeout=cli.timeout + timeout_ms // 1000)
+            found = kafka_records.parse_record_timestamps(r.out)
             if found:
                 stamps[(topic, partition)] = found[0]
                 break
     facts["oldest_unreplicated_ms"] = stamps
 
     for side, alias in (("source_configs", source), ("target_configs", target)):
-        out = _read(cli, cutover.topic_configs_command(home, version, cli.bootstrap(alias), cli.config(alias)),
+        out = _read(cli, kafka_commands.topic_configs_command(home, version, cli.bootstrap(alias), cli.config(alias)),
                     "topic configs of %s" % alias, errors)
-        facts[side] = cutover.parse_topic_configs(out) if out is not None else {}
+        facts[side] = kafka_output.parse_topic_configs(out) if out is not None else {}
 
     _target_facts(cli, rendering, flow, facts)
     # MM2's offset syncs: which source offset the translated target offsets stand for
     isep = kafka_tools.internal_separator(topo.separator, version, mm2_commands._internal_separator_enabled(rendering))
-    location = text(resolved.flow_value(topo, flow, "offset-syncs.topic.location") or "source").strip()
+    location = text(resolved.flow_setting(topo, flow, "offset-syncs.topic.location")).strip()
     sync_cluster = target if location == "target" else source
     argv = _single_partition_read(cli, sync_cluster, cutover.offset_syncs_topic(target, isep))
     res = cli.run(argv + ["--formatter", OFFSET_SYNC_FORMATTER], timeout=cli.timeout + ASSIGNED_QUIET_MS // 1000)
-    facts["offset_syncs"] = cutover.parse_offset_syncs(res.out)
+    facts["offset_syncs"] = kafka_records.parse_offset_syncs(res.out)
 
-    out = _read(cli, cutover.groups_describe_command(home, cli.bootstrap(source), cli.config(source)),
+    out = _read(cli, kafka_commands.groups_describe_command(home, cli.bootstrap(source), cli.config(source)),
                 "consumer groups of %s" % source, errors)
     gflt = _group_filter(topo, flow)
     committed = {}
-    for group, offsets in cutover.committed_offsets(cutover.parse_group_describe(out or "")).items():
+    for group, offsets in kafka_output.group_offsets(out or "").items():
         if group in wanted_groups or (not wanted_groups and gflt.matches(group)):
             mine = dict((tp, c) for tp, c in offsets.items() if tp in facts["source_ends"])
             if mine:
@@ -173,11 +174,11 @@ def _target_facts(cli, rendering, flow, facts):
     for partition, start, count in kafka_tools.tail_reads(ends, HEARTBEATS_READ):
         # assigned at the end of each partition: the read ends after `count` records (heartbeats never stop),
         # and a generous quiet only matters when the first fetch is slow (a busy host)
-        argv = kafka_tools.console_consumer(home, version, cli.bootstrap(target), cli.config(target), hb_topic,
-                                           mode="heartbeat", timeout_ms=READ_QUIET_MS, max_messages=count,
-                                           partition=partition, offset=start)
+        argv = kafka_commands.console_consumer(home, version, cli.bootstrap(target), cli.config(target), hb_topic,
+                                               mode="heartbeat", timeout_ms=READ_QUIET_MS, max_messages=count,
+                                               partition=partition, offset=start)
         out.append(cli.run(argv, timeout=cli.timeout + READ_QUIET_MS // 1000).out)
-    beats = [b.timestamp for b in kafka_tools.parse_heartbeats("\n".join(out)) if b.target == source]
+    beats = [b.timestamp for b in kafka_records.parse_heartbeats("\n".join(out)) if b.target == source]
     facts["heartbeat_ms"] = max(beats) if beats else None
     # the read ends at the end offsets taken first: the newest heartbeat is as of then
     facts["heartbeat_read_ms"] = facts.get("target_ends_ms") or int(time.time() * 1000)
@@ -193,8 +194,8 @@ def _target_facts(cli, rendering, flow, facts):
 def _single_partition_read(cli, alias, topic):
     """Partition 0 of one of MM2's single-partition topics (checkpoints, offset syncs) from its earliest offset:
     assigned, so no consumer group is joined and a short quiet ends the read."""
-    argv = kafka_tools.console_consumer(cli.home, cli.version, cli.bootstrap(alias), cli.config(alias), topic,
-                                       timeout_ms=ASSIGNED_QUIET_MS)
+    argv = kafka_commands.console_consumer(cli.home, cli.version, cli.bootstrap(alias), cli.config(alias), topic,
+                                           timeout_ms=ASSIGNED_QUIET_MS)
     i = argv.index("--from-beginning")
     return argv[:i] + ["--partition", "0", "--offset", "earliest"] + argv[i + 1:]
 
@@ -202,10 +203,10 @@ def _single_partition_read(cli, alias, topic):
 def read_checkpoints(cli, alias, topic):
     """(latest checkpoints, record timestamps) of a checkpoints topic in one read: raw records with their
     timestamps (kafka_tools decodes MM2's binary records itself)."""
-    res = cli.run(_single_partition_read(cli, alias, topic) + cutover.RAW_RECORD_PROPERTIES,
+    res = cli.run(_single_partition_read(cli, alias, topic) + kafka_commands.RAW_RECORD_PROPERTIES,
                   timeout=cli.timeout + ASSIGNED_QUIET_MS // 1000)
-    return (kafka_tools.latest_checkpoints(kafka_tools.parse_checkpoints(res.out)),
-            cutover.parse_record_timestamps(res.out))
+    return (kafka_records.latest_checkpoints(kafka_records.parse_checkpoints(res.out)),
+            kafka_records.parse_record_timestamps(res.out))
 
 
 def _thresholds():
@@ -273,9 +274,9 @@ def failover_groups(script, params):
         cp_topic = kafka_tools.checkpoints_topic(flow.source, topo.separator, cli.version,
                                                  mm2_commands._internal_separator_enabled(rendering))
         checkpoints, _stamps = read_checkpoints(cli, target, cp_topic)
-        res = cli.run(cutover.groups_describe_command(home, cli.bootstrap(target), cli.config(target), groups,
-                                                      state=True))
-        states = cutover.parse_group_state(res.out)
+        res = cli.run(kafka_commands.groups_describe_command(home, cli.bootstrap(target), cli.config(target), groups,
+                                                             state=True))
+        states = kafka_output.parse_group_state(res.out)
         if not res.ok and not states:
             raise Fail("Cannot describe groups %s on %s: %s" % (", ".join(groups), target, res.problem(3)))
         for group in groups:
@@ -318,14 +319,14 @@ def _flow_target_ends(cli, topo, flow):
     the reverse flow there: what follows was written on the target); {} when they cannot be read."""
     import mm2_commands
     from mm2_core.kafka import replication_policy
-    res = cli.run(cutover.get_offsets_command(cli.home, cli.bootstrap(flow.target), cli.config(flow.target), -1),
+    res = cli.run(kafka_commands.get_offsets_command(cli.home, cli.bootstrap(flow.target), cli.config(flow.target), -1),
                   timeout=PROBE_SECONDS)
     if not res.ok:
         Logger.warning("End offsets of %s not read: %s" % (flow.target, res.problem(2)))
         return {}
     flt = mm2_commands.topic_filter(topo, flow)
     ends = {}
-    for (topic, partition), offset in cutover.parse_offsets(res.out).items():
+    for (topic, partition), offset in kafka_output.parse_offsets(res.out).items():
         if kafka_tools.is_internal_topic(topic) or topic.endswith("heartbeats"):
             continue
         upstream = replication_policy.upstream_topic(flow.source, topic, topo.policy, topo.separator)
@@ -352,8 +353,8 @@ def _apply_offsets(cli, target, group, rows):
     with os.fdopen(fd, "wb") as fh:
         fh.write(rows.encode("utf-8"))
     os.chown(path, cli.uid, cli.gid)
-    command = cutover.groups_reset_command(cli.home, cli.bootstrap(target), cli.config(target), group, path,
-                                           execute=True)
+    command = kafka_commands.groups_reset_command(cli.home, cli.bootstrap(target), cli.config(target), group, path,
+                                                  execute=True)
     for attempt in range(1, RESET_ATTEMPTS + 1):
         r = cli.run(command)
         if r.ok and "Error" not in r.out:
@@ -413,8 +414,8 @@ def drill(script, params):
                 continue
             topics = sorted(set(line.split(",")[0] for line in rows.splitlines()))
             include = "^(%s)$" % "|".join(t.replace(".", "\\.") for t in topics)
-            base = kafka_tools.console_consumer(cli.home, cli.version, cli.bootstrap(target), cli.config(target),
-                                               topics[0], timeout_ms=READ_QUIET_MS)
+            base = kafka_commands.console_consumer(cli.home, cli.version, cli.bootstrap(target), cli.config(target),
+                                                   topics[0], timeout_ms=READ_QUIET_MS)
             # --include instead of --topic; the shadow group's committed offsets are where the read starts
             argv = [a for a in base if a not in ("--from-beginning",)]
             i = argv.index("--topic")
@@ -463,8 +464,8 @@ def _delete_shadow(cli, target, shadow):
     says the shadow group was deleted while it still holds offsets on the target misleads the operator."""
     deadline = time.time() + SHADOW_DELETE_SECONDS
     while True:
-        result = cli.run([kafka_tools.tool(cli.home, "kafka-consumer-groups.sh"), "--bootstrap-server",
-                          cli.bootstrap(target), "--command-config", cli.config(target), "--delete", "--group", shadow])
+        result = cli.run(kafka_commands.groups_delete_command(cli.home, cli.bootstrap(target), cli.config(target),
+                                                              shadow))
         said = result.out + u"\n" + result.err
         if result.ok and u"was successful" in said or u"does not exist" in said:
             return None

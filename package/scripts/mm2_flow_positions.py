@@ -12,7 +12,7 @@ from resource_management.core.logger import Logger
 
 from mm2_core.connect import connect_mode, connect_rest, flow_control, flow_positions
 from mm2_core.formats.text import text
-from mm2_core.host import cutover
+from mm2_core.kafkatools import records as kafka_records
 
 READ_QUIET_MS = 10000
 WAIT_SECONDS = 60
@@ -27,7 +27,7 @@ def read_stored(cli, params, flow_name, source, target):
     """({(topic, partition): last copied offset}, tool result, offsets topic) from the mode's offsets topic."""
     topic, connector = location(params, flow_name)
     res = cli.consume(target, topic, mode="keyed", timeout_ms=READ_QUIET_MS)
-    return cutover.parse_source_offsets(res.out, source, connector), res, topic
+    return kafka_records.source_offsets(res.out, source, connector), res, topic
 
 
 def worker_connectors(params):

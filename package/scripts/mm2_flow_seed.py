@@ -32,6 +32,7 @@ from mm2_setup import Refused
 from mm2_core.connect import connect_mode, flow_positions
 from mm2_core.host import cutover, kafka_tools
 from mm2_core.kafka import connect_configs, connect_offsets
+from mm2_core.kafkatools import commands as kafka_commands, output as kafka_output, records as kafka_records
 
 RESULT = "flow_seed"
 READ_QUIET_MS = 10000
@@ -104,11 +105,11 @@ def flow_seed(script, params):
     created, written, state = False, 0, None
     with mm2_kafka_cli.KafkaCli(params, rendering, timeout=60) as cli:
         if at == "end":
-            res = cli.run(cutover.get_offsets_command(cli.home, cli.bootstrap(source), cli.config(source), -1))
+            res = cli.run(kafka_commands.get_offsets_command(cli.home, cli.bootstrap(source), cli.config(source), -1))
             if not res.ok:
                 raise Fail("FLOW_SEED %s: end offsets of %s: %s" % (name, source, res.problem(3)))
             flt = mm2_commands.topic_filter(topo, _as_flow(topo, source, target))
-            wanted = dict((tp, o) for tp, o in cutover.parse_offsets(res.out).items()
+            wanted = dict((tp, o) for tp, o in kafka_output.parse_offsets(res.out).items()
                           if flt.matches(tp[0]) and not kafka_tools.is_internal_topic(tp[0])
                           and not tp[0].endswith("heartbeats"))
         else:
@@ -136,16 +137,16 @@ def flow_seed(script, params):
 def _seed_topic(cli, rendering, topo, name, source, target, wanted, topic, connector):
     """The positions written into the offsets topic while no MirrorMaker 2 of this host runs: (target_ends,
     created, number of positions written)."""
-    ends = cli.run(kafka_tools.end_offsets_command(cli.home, cli.version, cli.bootstrap(target),
-                                                   cli.config(target), topic) or [])
-    partitions = kafka_tools.parse_end_offsets(ends.out, topic) if ends.ok else {}
+    ends = cli.run(kafka_commands.end_offsets_command(cli.home, cli.version, cli.bootstrap(target),
+                                                      cli.config(target), topic) or [])
+    partitions = kafka_output.topic_offsets(ends.out, topic) if ends.ok else {}
     created = False
     if not partitions:
         rf = dict(rendering.properties).get("offset.storage.replication.factor")
-        res = cli.run(kafka_tools.topics_create(cli.home, cli.bootstrap(target), cli.config(target), topic,
-                                                partitions=connect_offsets.OFFSETS_TOPIC_PARTITIONS,
-                                                replication_factor=int(rf) if rf and rf != "-1" else None,
-                                                configs=connect_offsets.OFFSETS_TOPIC_CONFIGS))
+        res = cli.run(kafka_commands.topics_create(cli.home, cli.bootstrap(target), cli.config(target), topic,
+                                                   partitions=connect_offsets.OFFSETS_TOPIC_PARTITIONS,
+                                                   replication_factor=int(rf) if rf and rf != "-1" else None,
+                                                   configs=connect_offsets.OFFSETS_TOPIC_CONFIGS))
         if not res.ok:
             raise Fail("FLOW_SEED %s: creating %s on %s: %s" % (name, topic, target, res.problem(3)))
         created = True
@@ -157,9 +158,9 @@ def _seed_topic(cli, rendering, topo, name, source, target, wanted, topic, conne
     target_ends = mm2_cutover._flow_target_ends(cli, topo, _as_flow(topo, source, target))
     writes = positions_plan(source, wanted, stored, connector)
     if writes:
-        argv = kafka_tools.console_producer(cli.home, cli.version, cli.bootstrap(target), cli.config(target),
-                                            topic) + ["--property", "parse.key=true", "--property",
-                                                      "key.separator=\t"]
+        argv = kafka_commands.console_producer(cli.home, cli.version, cli.bootstrap(target), cli.config(target),
+                                               topic) + ["--property", "parse.key=true", "--property",
+                                                         "key.separator=\t"]
         res = cli.run(argv, stdin="\n".join("%s\t%s" % (k, v) for k, v, _, _ in writes))
         if not res.ok:
             raise Fail("FLOW_SEED %s: writing %d position(s) to %s on %s: %s" % (
@@ -194,7 +195,7 @@ def _as_flow(topo, source, target):
 
 def _stored(cli, target, topic, source, connector):
     res = cli.consume(target, topic, mode="keyed", timeout_ms=READ_QUIET_MS)
-    return cutover.parse_source_offsets(res.out, source, connector)
+    return kafka_records.source_offsets(res.out, source, connector)
 
 
 def _retire_flow(topo, wanted, name, running):
@@ -219,17 +220,18 @@ def _retire(cli, params, flow, name):
     retire = "%s->%s" % (source, target)
     topic, connectors = flow_positions.retire_location(params.mm2_run_mode, retire,
                                                        getattr(params, "connect_group_id", None))
-    listed = cli.run(kafka_tools.topics_list(cli.home, cli.bootstrap(target), cli.config(target)))
+    listed = cli.run(kafka_commands.topics_list(cli.home, cli.bootstrap(target), cli.config(target)))
     if not listed.ok:
         raise Fail("FLOW_SEED %s: retiring %s: listing the topics of %s: %s" % (name, retire, target,
                                                                                listed.problem(3)))
-    if topic not in kafka_tools.parse_topic_list(listed.out):
+    if topic not in kafka_output.parse_topic_list(listed.out):
         return {"flow": retire, "config_topic": topic, "connectors": [], "written": 0}
     configs, counts = _configs(cli, target, topic)
     writes = connect_configs.retire_plan(configs, counts, connectors)
     if writes:
-        argv = kafka_tools.console_producer(cli.home, cli.version, cli.bootstrap(target), cli.config(target),
-                                            topic) + ["--property", "parse.key=true", "--property", "key.separator=\t"]
+        argv = kafka_commands.console_producer(cli.home, cli.version, cli.bootstrap(target), cli.config(target),
+                                               topic) + ["--property", "parse.key=true", "--property",
+                                                         "key.separator=\t"]
         res = cli.run(argv, stdin="\n".join("%s\t%s" % kv for kv in writes))
         if not res.ok:
             # never the values in a message: a connector configuration can hold credentials

@@ -17,6 +17,7 @@ from mm2_core.kafka import versions
 from mm2_core.formats import javaprops
 from mm2_core.formats.text import native, text
 from mm2_core.host import kafka_tools, process
+from mm2_core.kafkatools import commands as kafka_commands, output as kafka_output
 from mm2_core.rendering import render as mm2_render
 
 TOOL_HEAP = "-Xmx512m"
@@ -175,8 +176,8 @@ class KafkaCli(object):
 
     # ---- the operations the checks use
     def list_topics(self, alias):
-        result = self.run(kafka_tools.topics_list(self.home, self.bootstrap(alias), self.config(alias)))
-        topics = kafka_tools.parse_topic_list(result.out) if result.ok else None
+        result = self.run(kafka_commands.topics_list(self.home, self.bootstrap(alias), self.config(alias)))
+        topics = kafka_output.parse_topic_list(result.out) if result.ok else None
         return result, topics
 
     def create_topic(self, alias, topic, configs=None):
@@ -186,8 +187,8 @@ class KafkaCli(object):
                                           versions.TOPICS_IF_NOT_EXISTS_WITH_BOOTSTRAP)
 
         def create(**extra):
-            result = self.run(kafka_tools.topics_create(self.home, self.bootstrap(alias), self.config(alias), topic,
-                                                        configs=configs, if_not_exists=if_not_exists, **extra))
+            result = self.run(kafka_commands.topics_create(self.home, self.bootstrap(alias), self.config(alias), topic,
+                                                           configs=configs, if_not_exists=if_not_exists, **extra))
             if not if_not_exists and not result.ok and "already exists" in result.problem(40):
                 Logger.info("%s already exists on %s" % (topic, alias))
                 return ToolResult(0, result.out, u"")
@@ -200,14 +201,14 @@ class KafkaCli(object):
         return result
 
     def produce(self, alias, topic, line):
-        return self.run(kafka_tools.console_producer(self.home, self.version, self.bootstrap(alias),
-                                                     self.config(alias), topic), stdin=line)
+        return self.run(kafka_commands.console_producer(self.home, self.version, self.bootstrap(alias),
+                                                        self.config(alias), topic), stdin=line)
 
     def consume(self, alias, topic, mode="text", timeout_ms=10000, max_messages=None, partition=None, offset=None):
-        return self.run(kafka_tools.console_consumer(self.home, self.version, self.bootstrap(alias),
-                                                     self.config(alias), topic, mode=mode, timeout_ms=timeout_ms,
-                                                     max_messages=max_messages, partition=partition, offset=offset),
-                        timeout=self.timeout + timeout_ms // 1000, keep_output=True)
+        return self.run(kafka_commands.console_consumer(self.home, self.version, self.bootstrap(alias),
+                                                        self.config(alias), topic, mode=mode, timeout_ms=timeout_ms,
+                                                        max_messages=max_messages, partition=partition, offset=offset),
+                           timeout=self.timeout + timeout_ms // 1000, keep_output=True)
 
     def read_compacted(self, alias, topic, mode, interval_seconds):
         """Every record of a compacted topic up to its current end, bounded even while MM2 writes to it.
@@ -217,13 +218,13 @@ class KafkaCli(object):
         interval_seconds, the interval in which a version that re-emits every record each interval (before
         versions.CHECKPOINTS_ONLY_WHEN_CHANGED) writes all of them once more, bounded by that interval + 45 s.
         A plain read until idle never ends on such a version (a new batch every interval)."""
-        command = kafka_tools.end_offsets_command(self.home, self.version, self.bootstrap(alias), self.config(alias),
-                                                  topic)
+        command = kafka_commands.end_offsets_command(self.home, self.version, self.bootstrap(alias), self.config(alias),
+                                                     topic)
         if command is not None:
             res = self.run(command)
             if not res.ok:
                 return res
-            ends = kafka_tools.parse_end_offsets(res.out, topic)
+            ends = kafka_output.topic_offsets(res.out, topic)
             outs = []
             for partition in sorted(ends):
                 if ends[partition] <= 0:
@@ -238,10 +239,10 @@ class KafkaCli(object):
         # the quiet between two re-emissions (shorter than the interval), so the tool exits by itself with all
         # it printed; a JVM killed at the window's end lost its buffered output (real 2.8.2: 0 of 272 read)
         quiet_ms = max(2000, min(10000, int(interval_seconds) * 1000 - 1500))
-        result = self.run(kafka_tools.console_consumer(self.home, self.version, self.bootstrap(alias),
-                                                       self.config(alias), topic, mode=mode, timeout_ms=quiet_ms,
-                                                       partition=0, offset=0),
-                          timeout=int(interval_seconds) + 45, keep_output=True)
+        result = self.run(kafka_commands.console_consumer(self.home, self.version, self.bootstrap(alias),
+                                                          self.config(alias), topic, mode=mode, timeout_ms=quiet_ms,
+                                                          partition=0, offset=0),
+                             timeout=int(interval_seconds) + 45, keep_output=True)
         if result.code == 124:   # cut by the window: what it read covers a whole re-emission interval
             return ToolResult(0, result.out, result.err)
         return result
@@ -251,11 +252,11 @@ class KafkaCli(object):
         continuously (heartbeats): bounded by its end offsets (Kafka 3.0+), else by a time window
         over a read from the beginning. Returns a ToolResult whose .note says when the read may
         be incomplete (window ended, offsets unknown) and why."""
-        command = kafka_tools.end_offsets_command(self.home, self.version, self.bootstrap(alias), self.config(alias),
-                                                  topic)
+        command = kafka_commands.end_offsets_command(self.home, self.version, self.bootstrap(alias), self.config(alias),
+                                                     topic)
         if command is not None:
             res = self.run(command)
-            ends = kafka_tools.parse_end_offsets(res.out, topic) if res.ok else {}
+            ends = kafka_output.topic_offsets(res.out, topic) if res.ok else {}
             if ends:
                 outs, errs, code = [], [], 0
                 for partition, start, count in kafka_tools.tail_reads(ends, records):
@@ -281,10 +282,10 @@ class KafkaCli(object):
         started = time.time()
         # MM2's heartbeats topic has one partition: read it by assignment (a group join first could outlast
         # QUIET_MS with no record yet: real 2.8.2 read 0 of 77); quiet bound for a loaded host
-        result = self.run(kafka_tools.console_consumer(self.home, self.version, self.bootstrap(alias),
-                                                       self.config(alias), topic, mode=mode,
-                                                       timeout_ms=SUBSCRIBE_QUIET_MS, partition=0, offset=0),
-                          timeout=window_seconds, keep_output=True)
+        result = self.run(kafka_commands.console_consumer(self.home, self.version, self.bootstrap(alias),
+                                                          self.config(alias), topic, mode=mode,
+                                                          timeout_ms=SUBSCRIBE_QUIET_MS, partition=0, offset=0),
+                             timeout=window_seconds, keep_output=True)
         result.read_started = started
         if result.code == 124:
             result.note = ("%s; read %s on %s from the beginning for %ss only: older records may be all that was "

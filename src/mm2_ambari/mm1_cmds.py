@@ -25,7 +25,7 @@ import yaml
 
 from mm2_core.config import names
 from mm2_core.formats import javaprops
-from mm2_core.host import kafka_tools
+from mm2_core.kafkatools import commands as kafka_commands, output as kafka_output, records as kafka_records
 from mm2_ambari import mm1_mapping, mm1_offsets
 from mm2_ambari.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, BadInput, OperationFailed
 
@@ -316,7 +316,9 @@ class Tools(object):
         _write_private(path, javaprops.dumps(chosen))
         return path
 
-    def run(self, argv, what, input_text=None, timeout=TOOL_TIMEOUT):
+    def run(self, argv, what, input_text=None, timeout=TOOL_TIMEOUT, with_stderr=False):
+        """The tool's stdout (with_stderr: followed by its stderr, where its notices go); OperationFailed when it
+        fails or does not answer in time."""
         env = dict(os.environ)
         env.setdefault("KAFKA_HEAP_OPTS", "-Xmx256m")
         env["LOG_DIR"] = os.path.join(self.dir, "logs")
@@ -328,10 +330,10 @@ class Tools(object):
         if proc.returncode != 0:
             raise OperationFailed("%s: %s failed (exit %d): %s" % (
                 what, os.path.basename(argv[0]), proc.returncode, _tail(proc.stderr or proc.stdout)))
-        return proc.stdout
+        return proc.stdout + ("\n" + proc.stderr if with_stderr and proc.stderr else "")
 
     def tool(self, name):
-        return kafka_tools.tool(self.home, name)
+        return kafka_commands.tool(self.home, name)
 
     def read_until(self, argv, done, timeout=TOOL_TIMEOUT):
         """Run a reading tool until done(line) returns True for a line, it exits, or timeout; then stop it (its
@@ -417,15 +419,13 @@ def seed(args, workdir, log):
     # 1. MirrorMaker 1 must be stopped: its group has no member left
     state = members = None
     for attempt in range(3):       # a group between two states may be described as nothing for a moment
-        state_out = tools.run([tools.tool("kafka-consumer-groups.sh"), "--bootstrap-server", src, "--command-config",
-                               source_cfg, "--describe", "--group", group, "--state"], "reading group %s" % group)
-        state, members = mm1_offsets.parse_group_state(state_out, group)
+        state, members, state_out = read_group_state(tools, src, source_cfg, group)
         if state not in (None, "Dead"):
             break
         time.sleep(2)
-    groups_out = tools.run([tools.tool("kafka-consumer-groups.sh"), "--bootstrap-server", src, "--command-config",
-                            source_cfg, "--describe", "--group", group, "--offsets"], "reading group %s" % group)
-    committed = mm1_offsets.parse_group_offsets(groups_out, group)
+    groups_out = tools.run(kafka_commands.groups_describe_command(tools.home, src, source_cfg, [group], offsets=True),
+                           "reading group %s" % group)
+    committed = kafka_output.group_offsets(groups_out).get(group, {})
     if state in (None, "Dead"):
         if committed:
             raise OperationFailed("cannot tell whether MirrorMaker 1 still runs: the state of group %s on %s could "
@@ -455,10 +455,10 @@ def seed(args, workdir, log):
     stored, raw = {}, []
     connector = args.connector
     if partitions is None and not args.dry_run:
-        tools.run(kafka_tools.topics_create(tools.home, tgt, target_cfg, topic,
-                                            partitions=mm1_offsets.OFFSETS_TOPIC_PARTITIONS,
-                                            replication_factor=args.replication_factor,
-                                            configs=mm1_offsets.OFFSETS_TOPIC_CONFIGS),
+        tools.run(kafka_commands.topics_create(tools.home, tgt, target_cfg, topic,
+                                               partitions=mm1_offsets.OFFSETS_TOPIC_PARTITIONS,
+                                               replication_factor=args.replication_factor,
+                                               configs=mm1_offsets.OFFSETS_TOPIC_CONFIGS),
                   "creating %s on %s" % (topic, tgt))
         partitions, created = mm1_offsets.OFFSETS_TOPIC_PARTITIONS, True
     elif partitions:
@@ -479,7 +479,7 @@ def seed(args, workdir, log):
 
     # 4. write, then read back: every key where Connect will look for it
     lines = "".join("%s\t%s\n" % (key, value) for key, value, _ in seed_plan.writes)
-    argv = kafka_tools.console_producer(tools.home, (3, 0, 0), tgt, target_cfg, topic) + [
+    argv = kafka_commands.console_producer(tools.home, (3, 0, 0), tgt, target_cfg, topic) + [
         "--property", "parse.key=true", "--property", "key.separator=\t"]
     tools.run(argv, "writing positions to %s" % topic, input_text=lines)
     written_end = _by_partition(_offsets(tools, tgt, target_cfg, _regex_quote(topic), "-1"))
@@ -495,6 +495,15 @@ def seed(args, workdir, log):
     return report
 
 
+def read_group_state(tools, bootstrap, config_path, group):
+    """(state, members, output) of a group: the tool's table, or its notices on stderr ("has no active members":
+    Empty, "does not exist": Dead); state None when the output says neither."""
+    out = tools.run(kafka_commands.groups_describe_command(tools.home, bootstrap, config_path, [group], state=True),
+                    "reading group %s" % group, with_stderr=True)
+    state, members = kafka_output.group_state(out, group)
+    return state, members, out
+
+
 def _regex_quote(topic):
     return "".join("\\" + c if c in ".^$*+?()[]{}|\\" else c for c in topic)
 
@@ -502,13 +511,13 @@ def _regex_quote(topic):
 def _offsets(tools, bootstrap, cfg, pattern, time_spec):
     """{(topic, partition): offset} at time_spec (-1 latest, -2 earliest); {} when no topic matches."""
     try:
-        out = tools.run([tools.tool("kafka-get-offsets.sh"), "--bootstrap-server", bootstrap, "--command-config", cfg,
-                         "--topic", pattern, "--time", time_spec], "reading offsets on %s" % bootstrap)
+        out = tools.run(kafka_commands.get_offsets_command(tools.home, bootstrap, cfg, time_spec, topic=pattern),
+                        "reading offsets on %s" % bootstrap)
     except OperationFailed as exc:
         if "Could not match any topic-partitions" in str(exc):
             return {}
         raise
-    return mm1_offsets.parse_offsets_by_time(out)
+    return kafka_output.parse_offsets(out)
 
 
 def _by_partition(offsets):
@@ -521,7 +530,7 @@ def _read_offsets_topic(tools, bootstrap, cfg, topic, connector, log_start, log_
     never idle); an empty or short read (a slow consumer start) is never taken for "MM2 has no positions"."""
     if not any(end > log_start.get(p, 0) for p, end in log_end.items()):
         return {}, []
-    argv = kafka_tools.console_consumer(tools.home, (3, 0, 0), bootstrap, cfg, topic, timeout_ms=30000) + [
+    argv = kafka_commands.console_consumer(tools.home, (3, 0, 0), bootstrap, cfg, topic, timeout_ms=30000) + [
         "--property", "print.key=true", "--property", "print.partition=true", "--property", "print.offset=true",
         "--property", "key.separator=\t"]
 
@@ -536,7 +545,7 @@ def _read_offsets_topic(tools, bootstrap, cfg, topic, connector, log_start, log_
                 return offset >= log_end.get(partition, 0) - 1 and mm1_offsets.read_complete(last, log_start, log_end)
             return False
         text = tools.read_until(argv, done)
-        positions, raw, seen = mm1_offsets.parse_offsets_records(text, connector)
+        positions, raw, seen = kafka_records.offsets_records(text, connector)
         if mm1_offsets.read_complete(seen, log_start, log_end):
             return positions, raw
     raise OperationFailed("could not read %s to its end (%d attempts): run the command again (it writes only what "

@@ -1,10 +1,11 @@
 """MirrorMaker 2's source positions, written the way Kafka Connect reads them (pure: no I/O).
 
-The rules of the offsets topic (key bytes, partition, value) are mm2_core.kafka.connect_offsets'.
+The rules of the offsets topic (key bytes, partition, value) are mm2_core.kafka.connect_offsets'; what Kafka's
+tools print and the offsets topic's records are read by the Kafka boundary, mm2_core.kafkatools.
 """
 from mm2_core.kafka.connect_offsets import (  # noqa: F401 (this module's API, used by mm1_cmds and the tests)
     CONNECTOR, OFFSETS_TOPIC, OFFSETS_TOPIC_CONFIGS, OFFSETS_TOPIC_PARTITIONS, hashmap_order, murmur2, offset_value,
-    offsets_topic, parse_key, parse_offsets_records, parse_value, partition_for, source_partition_key)
+    offsets_topic, partition_for, source_partition_key)
 
 
 class Position(object):
@@ -69,37 +70,6 @@ def plan_seed(source_alias, committed, log_start, log_end, stored, offsets_parti
     return plan
 
 
-# --- parsers of Kafka's tools' output -------------------------------------------------------------
-def parse_group_offsets(output, group):
-    """{(topic, partition): committed offset} from `kafka-consumer-groups --describe --offsets`
-    (partitions without a commit, '-', are left out)."""
-    offsets = {}
-    for line in output.splitlines():
-        cols = line.split()
-        if len(cols) >= 4 and cols[0] == group and cols[2].isdigit() and cols[3].lstrip("-").isdigit():
-            offsets[(cols[1], int(cols[2]))] = int(cols[3])
-    return offsets
-
-
-def parse_group_state(output, group):
-    """(state, members) from `kafka-consumer-groups --describe --state`, or (None, None)."""
-    for line in output.splitlines():
-        cols = line.split()
-        if len(cols) >= 3 and cols[0] == group and cols[-1].isdigit():
-            return cols[-2], int(cols[-1])
-    return None, None
-
-
 def read_complete(last_read, log_start, log_end):
     """True when a read saw the last record of every non-empty partition ({partition: offset} maps)."""
     return all(last_read.get(p, -1) >= end - 1 for p, end in log_end.items() if end > log_start.get(p, 0))
-
-
-def parse_offsets_by_time(output):
-    """{(topic, partition): offset} from kafka-get-offsets lines `topic:partition:offset`."""
-    offsets = {}
-    for line in output.splitlines():
-        parts = line.strip().rsplit(":", 2)
-        if len(parts) == 3 and parts[1].isdigit() and parts[2].lstrip("-").isdigit() and int(parts[2]) >= 0:
-            offsets[(parts[0], int(parts[1]))] = int(parts[2])
-    return offsets

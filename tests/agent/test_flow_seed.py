@@ -4,7 +4,7 @@ idempotent; refusals name the flow, the item or the running flow."""
 import json
 
 from mm2_core.config import names
-from mm2_core.kafka import connect_offsets
+from mm2_core.kafkatools import records as kafka_records
 
 from driver_fixture import Driver, base_configurations
 from agent_support import failed, ok
@@ -17,8 +17,8 @@ def _site_clusters(site):
 def _positions(cluster, topic):
     found = {}
     for _offset, key, value, _ts in cluster.records(topic):
-        parsed = connect_offsets.parse_key(key.decode("utf-8"))
-        found[parsed[1:]] = connect_offsets.parse_value(value.decode("utf-8"))
+        parsed = kafka_records.parse_offsets_key(key.decode("utf-8"))
+        found[parsed[1:]] = kafka_records.parse_offsets_value(value.decode("utf-8"))
     return found
 
 

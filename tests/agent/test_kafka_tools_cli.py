@@ -5,6 +5,7 @@ import subprocess
 import pytest
 
 from mm2_core.host import kafka_tools as kt
+from mm2_core.kafkatools import commands as kc, output as ko, records as kr
 
 import fakekafka
 
@@ -51,16 +52,16 @@ def test_mm2_records_read_through_the_tools(tmpdir, version):
     vt = tuple(int(x) for x in version.split("."))
     cfg = client_config(Site)
 
-    code, out, err = run(Site, kt.console_consumer(home, vt, "a1:9092", cfg, "heartbeats", mode="heartbeat"))
+    code, out, err = run(Site, kc.console_consumer(home, vt, "a1:9092", cfg, "heartbeats", mode="heartbeat"))
     assert code == 0, err
-    beats = kt.parse_heartbeats(out)
+    beats = kr.parse_heartbeats(out)
     assert [(h.source, h.target, h.timestamp) for h in beats] == [
         ("B", "A", 1700000000000), ("B", "A", 1700000000001), ("C", "A", 1700000000002)]
 
-    code, out, err = run(Site, kt.console_consumer(home, vt, "a1:9092", cfg, "A.checkpoints.internal",
+    code, out, err = run(Site, kc.console_consumer(home, vt, "a1:9092", cfg, "A.checkpoints.internal",
                                                    mode="checkpoint"))
     assert code == 0, err
-    latest = kt.latest_checkpoints(kt.parse_checkpoints(out))
+    latest = kr.latest_checkpoints(kr.parse_checkpoints(out))
     assert [(c.group, c.topic, c.partition, c.upstream, c.downstream) for c in latest] == [
         ("billing, eu", "A.bills", 3, 5, 5), ("orders-app", "A.orders", 0, 20, 17)]
     assert latest[1].metadata == "m,d"
@@ -70,24 +71,24 @@ def test_topics_and_text_records(site):
     site.cluster("A", "a1:9092")
     cfg = client_config(site)
     home = site.kafka_home
-    code, out, err = run(site, kt.topics_create(home, "a1:9092", cfg, "mm2-check", configs={"retention.ms": "1"}))
+    code, out, err = run(site, kc.topics_create(home, "a1:9092", cfg, "mm2-check", configs={"retention.ms": "1"}))
     assert code == 0 and "Created topic mm2-check." in out, err
-    code, out, err = run(site, kt.topics_create(home, "a1:9092", cfg, "mm2-check", replication_factor=1))
+    code, out, err = run(site, kc.topics_create(home, "a1:9092", cfg, "mm2-check", replication_factor=1))
     assert code == 0, err                                    # --if-not-exists
-    code, out, err = run(site, kt.topics_list(home, "a1:9092", cfg))
-    assert kt.parse_topic_list("[2024] WARN something odd (x)\n" + out) == ["mm2-check"]
-    code, out, err = run(site, kt.console_producer(home, (3, 7, 1), "a1:9092", cfg, "mm2-check"),
+    code, out, err = run(site, kc.topics_list(home, "a1:9092", cfg))
+    assert ko.parse_topic_list("[2024] WARN something odd (x)\n" + out) == ["mm2-check"]
+    code, out, err = run(site, kc.console_producer(home, (3, 7, 1), "a1:9092", cfg, "mm2-check"),
                          stdin="marker-1\n")
     assert code == 0, err
-    code, out, err = run(site, kt.console_consumer(home, (3, 7, 1), "a1:9092", cfg, "mm2-check"))
+    code, out, err = run(site, kc.console_consumer(home, (3, 7, 1), "a1:9092", cfg, "mm2-check"))
     assert out.splitlines() == ["marker-1"]
     calls = fakekafka.calls(site.state, "kafka-console-consumer")
     assert calls[-1]["config_mode"] == 0o600
 
 
 def test_producer_flag_follows_the_version(tmpdir):
-    assert "--broker-list" in kt.console_producer("/k", (2, 4, 1), "a:1", "/c", "t")
-    assert "--bootstrap-server" in kt.console_producer("/k", (2, 5, 0), "a:1", "/c", "t")
+    assert "--broker-list" in kc.console_producer("/k", (2, 4, 1), "a:1", "/c", "t")
+    assert "--bootstrap-server" in kc.console_producer("/k", (2, 5, 0), "a:1", "/c", "t")
 
 
 def test_status_records():
@@ -99,7 +100,7 @@ def test_status_records():
            "status-task-Gone-0\t{\"state\":\"RUNNING\"}\n"
            "status-task-Gone-0\tnull\n"
            "Processed a total of 7 messages\n")
-    states = kt.connector_states(kt.parse_status(out))
+    states = kr.connector_states(kr.parse_status(out))
     assert states["MirrorSourceConnector"][0] == "RUNNING"
     assert states["MirrorSourceConnector"][1] == ["RUNNING", "FAILED"]
     assert "java.lang.Boom" in states["MirrorSourceConnector"][2]
@@ -108,15 +109,15 @@ def test_status_records():
 
 
 def test_offsets_csv():
-    cps = [kt.Checkpoint("g1", "A.t", 1, 9, 7), kt.Checkpoint("g1", "A.t", 0, 5, 5),
-           kt.Checkpoint('we,"ird', "A.t", 0, 1, 1)]
+    cps = [kr.Checkpoint("g1", "A.t", 1, 9, 7), kr.Checkpoint("g1", "A.t", 0, 5, 5),
+           kr.Checkpoint('we,"ird', "A.t", 0, 1, 1)]
     assert kt.offsets_csv(cps[:2], with_group=False) == "A.t,0,5\nA.t,1,7\n"
     assert kt.offsets_csv(cps, with_group=True).splitlines()[-1] == '"we,""ird",A.t,0,1'
 
 
 def test_bytes_escaping_roundtrip():
     data = b"\x00\x05A\\x\xff ~"
-    assert kt.unescape_bytes(fakekafka.bytes_tostring(data)) == data
+    assert kr.unescape_bytes(fakekafka.bytes_tostring(data)) == data
 
 
 def test_tools_get_the_system_properties_of_mm2_jvm_opts_only():
@@ -134,12 +135,12 @@ def test_tools_get_the_system_properties_of_mm2_jvm_opts_only():
 def test_recent_reads_are_bounded_by_end_offsets():
     """kafka-get-offsets output (3.0+) -> the last N records of each non-empty partition."""
     out = "WARN something\nA.heartbeats:0:1250\nA.heartbeats:1:0\nother:0:5\nA.heartbeats:2:40\n"
-    ends = kt.parse_end_offsets(out, "A.heartbeats")
+    ends = ko.topic_offsets(out, "A.heartbeats")
     assert ends == {0: 1250, 1: 0, 2: 40}
     assert kt.tail_reads(ends, 200) == [(0, 1050, 200), (2, 0, 40)]
-    assert kt.end_offsets_command("/k", (2, 8, 2), "a:9092", "/c", "t") is None
-    assert kt.end_offsets_command("/k", (3, 0, 0), "a:9092", "/c", "t")[0] == "/k/bin/kafka-get-offsets.sh"
-    args = kt.console_consumer("/k", (3, 9, 0), "a:9092", "/c", "t", partition=2, offset=1050, max_messages=200)
+    assert kc.end_offsets_command("/k", (2, 8, 2), "a:9092", "/c", "t") is None
+    assert kc.end_offsets_command("/k", (3, 0, 0), "a:9092", "/c", "t")[0] == "/k/bin/kafka-get-offsets.sh"
+    args = kc.console_consumer("/k", (3, 9, 0), "a:9092", "/c", "t", partition=2, offset=1050, max_messages=200)
     assert "--from-beginning" not in args and args[args.index("--offset") + 1] == "1050"
 
 
@@ -150,5 +151,5 @@ def test_checkpoint_lines_of_every_formatter_spelling_parse():
            "metatadata=}\n"
            "Checkpoint{consumerGroupId=e2e-mid, topicPartition=A.dr-0, upstreamOffset=153, downstreamOffset=150, "
            "metadata=m}\n")
-    got = [(c.group, c.topic, c.partition, c.upstream, c.downstream) for c in kt.parse_checkpoints(out)]
+    got = [(c.group, c.topic, c.partition, c.upstream, c.downstream) for c in kr.parse_checkpoints(out)]
     assert got == [("e2e-done", "A.dr", 1, 306, 306), ("e2e-mid", "A.dr", 0, 153, 150)]

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import render
 from metrics_server import free_port
-from mm2_core.alerts import alert_fetch, alert_runner, metrics as m
+from mm2_core.alerts import alert_fetch, alert_runner, metrics as m, process_check
 from mm2_core.config import names
 from mm2_sim import Flow, MM2Process, partitions
 
@@ -151,7 +151,7 @@ def test_agent_loaded_but_nothing_listens(run_alert, fake_mm2, tmpdir):
 def test_response_time_at_the_boundaries(elapsed, expected):
     fetched = alert_fetch.Fetched("http://h:9405/metrics", text=render(PAYLOAD_PROCESS), elapsed=elapsed)
     snap = m.Snapshot(fetched.text, alert_runner.FAMILIES["process"])
-    result = alert_runner._process_result(snap, fetched, alert_runner.thresholds_for("process", {}), None, "h")
+    result = process_check.evaluate_process(snap, fetched, alert_runner.thresholds_for("process", {}), None, "h")
     assert result.state == expected
     against = {"OK": "(warning 2 s, critical 4 s)", "WARNING": ">= warning 2 s (critical 4 s)",
                "CRITICAL": ">= critical 4 s"}[expected]

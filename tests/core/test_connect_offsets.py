@@ -2,6 +2,7 @@
 the value MM2's source connector reads its position from. The expected values are what Kafka's own classes give
 (tests/mm1/test_kafka_facts.py asks MirrorUtils, JsonConverter and the default partitioner on a JVM)."""
 from mm2_core.kafka import connect_offsets as c
+from mm2_core.kafkatools import records as kr
 
 
 def test_keys_come_out_in_javas_hashmap_order_without_spaces():
@@ -21,6 +22,6 @@ def test_the_partition_is_kafkas_default_partitioners():
 def test_records_of_the_offsets_topic_are_read_back_last_wins():
     key = c.source_partition_key("B", "t", 2)
     out = "Partition:4\t%s\t{\"offset\":5}\nPartition:4\t%s\t{\"offset\":9}\nPartition:1\t[\"x\"]\tnull\n" % (key, key)
-    positions, raw, _last = c.parse_offsets_records(out)
+    positions, raw, _last = kr.offsets_records(out)
     assert positions == {("B", "t", 2): 9} and len(raw) == 3
-    assert c.parse_key(key) == ("MirrorSourceConnector", "B", "t", 2) and c.parse_value("null") is None
+    assert kr.parse_offsets_key(key) == ("MirrorSourceConnector", "B", "t", 2) and kr.parse_offsets_value("null") is None

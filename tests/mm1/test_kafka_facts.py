@@ -13,6 +13,7 @@ import subprocess
 import pytest
 
 from mm2_ambari import mm1_mapping, mm1_offsets
+from mm2_core.kafkatools import records as kafka_records
 from realkafka import cluster as rk
 
 JAVA_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "java", "Mm1Facts.java")
@@ -58,4 +59,4 @@ def test_offsets_topic_records_are_byte_for_byte_what_connect_writes():
         assert mm1_offsets.source_partition_key(alias, topic, partition) == key
         assert mm1_offsets.offset_value(partition) == value
         assert mm1_offsets.partition_for(key, 25) == int(where)
-        assert mm1_offsets.parse_key(key) == ("MirrorSourceConnector", alias, topic, partition)
+        assert kafka_records.parse_offsets_key(key) == ("MirrorSourceConnector", alias, topic, partition)

@@ -35,7 +35,7 @@ def offsets_wanted(spec):
 def read_checkpoints(spark, spec):
     """{(group, source topic, partition): (upstream, downstream)}: the last checkpoint per key of
     the flow's checkpoints topic on the target (compacted on that key)."""
-    from mm2_core.host import kafka_tools
+    from mm2_core.kafkatools import records as kafka_records
     F = _functions()
     options = kafka_read_options(spec["target"]["options"],
                                  pattern=checkpoint_topic_pattern(spec["source_alias"], spec["separator"]),
@@ -48,7 +48,7 @@ def read_checkpoints(spark, spec):
         if row["key"] is None or row["value"] is None:
             continue
         try:
-            cp = kafka_tools.decode_checkpoint(bytes(row["key"]), bytes(row["value"]))
+            cp = kafka_records.decode_checkpoint(bytes(row["key"]), bytes(row["value"]))
         except ValueError:
             continue
         # A checkpoint names the mirrored (target) partition; the report keys on the source topic.

@@ -10,6 +10,7 @@ import json
 import re
 import time
 
+from mm2_core.config import config_values as _values
 from mm2_core.config import names as _names
 from mm2_core.config import schema as _schema
 from mm2_core.kafka import replication_policy as _policy
@@ -141,12 +142,8 @@ def upstream_topic(source_alias, target_topic, policy="prefixed", separator=".")
     return upstream if _policy.remote_topic(source_alias, upstream, policy, separator) == target_topic else None
 
 
-def split_patterns(text):
-    """MM2 list syntax: comma-separated Java regexes (a list is taken as is)."""
-    if text is None:
-        return []
-    items = text if isinstance(text, (list, tuple)) else str(text).split(",")
-    return [p.strip() for p in items if p and p.strip()]
+# MM2 list syntax (comma-separated Java regexes; a list is taken as is): the core's one reader of it
+split_patterns = _values.parse_list
 
 
 def source_excludes(excludes, target_alias, policy, separator):

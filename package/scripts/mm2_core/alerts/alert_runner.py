@@ -4,15 +4,16 @@ Stdlib only, Python 2.7 and 3. Called from the thin scripts in package/alerts th
 execute(kind, configurations, parameters, host_name), which never raises: whatever goes wrong
 comes back as UNKNOWN with the reason, because the script runs inside the Ambari agent.
 """
+import importlib
 import os
 import socket
 import time
 
 from mm2_core.alerts import alert_config as cfg
-from mm2_core.alerts import checkpoints, evaluation, heartbeats, lag, latency, partitions, tasks
+from mm2_core.alerts import evaluation, lag, tasks
 from mm2_core.alerts import alert_fetch as fetcher
 from mm2_core.alerts import alert_state, registry
-from mm2_core.alerts.evaluation import CRITICAL, OK, UNKNOWN, WARNING, Result, Thresholds
+from mm2_core.alerts.evaluation import OK, UNKNOWN, Result, Thresholds
 from mm2_core.alerts import metrics as m
 from mm2_core.config import names
 
@@ -22,13 +23,11 @@ LAG = "lag"
 HEARTBEAT = "heartbeat"
 CHECKPOINT = "checkpoint"
 TASKS = "tasks"
+SILENT_LOSS = "silent_loss"
 # Alerts that read the metrics endpoint, and those that read MM2's log on the host instead
 # (mm2_core.alerts.silent_loss); both from the registry.
 KINDS = tuple(k.kind for k in registry.KINDS if not k.reads_log)
-SILENT_LOSS = "silent_loss"
 LOG_KINDS = tuple(k.kind for k in registry.KINDS if k.reads_log)
-P_LOSS_WINDOW = "loss.window.hours"
-DEFAULT_LOSS_WINDOW = [p for p in registry.BY_KIND[SILENT_LOSS].extra_parameters if p.name == P_LOSS_WINDOW][0].value
 
 # The parameters every alert has (registry.SHARED_PARAMETERS) and their defaults.
 P_TIMEOUT = "connection.timeout"
@@ -66,31 +65,15 @@ def _clip(text):
 def execute(kind, configurations, parameters, host_name, now=None):
     """(state, [text]) as Ambari's ScriptAlert expects; never raises."""
     try:
-        if kind in LOG_KINDS:
-            return _silent_loss(configurations or {}, parameters or {}, host_name, now)
         result = _execute(kind, configurations or {}, parameters or {}, host_name, now)
         return result.state, [_clip(result.text)]
     except Exception as e:
         return UNKNOWN, ["The MirrorMaker 2 %s alert failed: %s: %s" % (kind, e.__class__.__name__, e)]
 
 
-def _silent_loss(token_map, parameters, host_name, now):
-    from mm2_core.alerts import silent_loss
-    configs = cfg.configurations(token_map)
-    host = host_name or socket.getfqdn()
-    now = time.time() if now is None else now
-    from mm2_core.host import process as mm2_process
-    log_path = os.path.join(_env(configs, "mm2_log_dir"), mm2_process.LOG_FILE)
-    path = _state_path(parameters, SILENT_LOSS)
-    state = silent_loss.scan(log_path, alert_state.load(path), now)
-    problem = alert_state.save(path, state)
-    t = thresholds_for(SILENT_LOSS, parameters)
-    result_state, lines = silent_loss.evaluate(state, now, cfg.param_float(parameters, P_LOSS_WINDOW,
-                                                                         DEFAULT_LOSS_WINDOW),
-                                              t.warning, t.critical, host)
-    if problem:
-        lines.append("Note: " + problem)
-    return result_state, [_clip("\n".join(lines))]
+def _module(record):
+    """The evaluation module of an alert kind (registry: AlertKind.module)."""
+    return importlib.import_module("mm2_core.alerts." + record.module)
 
 
 def thresholds_for(kind, parameters):
@@ -234,97 +217,147 @@ def _state_path(parameters, kind):
     return os.path.join(alert_state.state_dir(cfg.param_str(parameters, P_STATE_DIR)), "%s.json" % kind)
 
 
+class AlertRun(object):
+    """One run of one alert: what its evaluation module (registry: AlertKind.module) is given. The module reads
+    its facts from here (the scrape `snap`, the flows, the thresholds, the declared parameters) and asks here for
+    what needs I/O (the other driver hosts, its state file), so the modules stay pure."""
+
+    def __init__(self, record, token_map, parameters, host_name, now):
+        self.record = record
+        self.kind = record.kind
+        self.token_map = token_map
+        self.parameters = parameters
+        self.configs = cfg.configurations(token_map)
+        self.host = host_name or socket.getfqdn()
+        self.now = now
+        self.thresholds = thresholds_for(record.kind, parameters)
+        # one deadline for the whole run: local scrape, the wait on a shared one, and the peers
+        self.deadline = fetcher.deadline_in(self.timeout())
+        self.endpoint = self.proc = self.fetched = self.snap = None
+        self.flows = self.problem = None
+        self.targets, self.flows_here, self.held, self.expected_names = [], [], {}, []
+
+    # -- settings, with the defaults the registry declares
+    def param(self, name):
+        """The alert parameter `name` as a number, its declared value (registry) when not given."""
+        return cfg.param_float(self.parameters, name, self.record.parameter(name).value)
+
+    def timeout(self):
+        return cfg.param_float(self.parameters, P_TIMEOUT, DEFAULT_TIMEOUT)
+
+    def env(self, prop):
+        return _env(self.configs, prop)
+
+    # -- the state file
+    def state_path(self, kind=None):
+        return _state_path(self.parameters, kind or self.kind)
+
+    def load_state(self, kind=None):
+        return alert_state.load(self.state_path(kind))
+
+    def save(self, result, kind=None):
+        """Keep result.state_data in the state file (a problem writing it becomes a note of the result)."""
+        _save(self.state_path(kind), result)
+
+    def save_data(self, data, kind=None):
+        """Keep data in the state file; the problem writing it, or None."""
+        return alert_state.save(self.state_path(kind), data)
+
+    def mm2_log_path(self):
+        from mm2_core.host import process as mm2_process
+        return os.path.join(self.env("mm2_log_dir"), mm2_process.LOG_FILE)
+
+    # -- reads of the host and of the other driver hosts
+    def process_info(self):
+        return process_info(self.configs)
+
+    def connect_tasks(self):
+        """Connect mode: the tasks alert from the worker's REST API (None in dedicated mode)."""
+        from mm2_core.alerts import alert_connect
+        if not alert_connect.enabled(self.configs):
+            return None
+        return alert_connect.execute(self.configs, self.thresholds, self.now if self.now is not None else time.time(),
+                                     timeout=max(1.0, min(10.0, self.timeout())), host=self.host)
+
+    def peer_snapshots(self, wanted=True, family_kind=None):
+        return _peer_snapshots(family_kind or self.kind, self.token_map, self.parameters, self.endpoint, self.host,
+                               self.deadline, wanted=wanted)
+
+    def peer_views(self, family_kind=None):
+        return _peer_views(family_kind or self.kind, self.token_map, self.parameters, self.endpoint, self.host,
+                           self.flows or [], self.deadline)
+
+    def without_agent(self):
+        """What to do when MM2 runs here without the exporter agent (START left it out: the jar is missing)."""
+        return without_agent(self.endpoint, self.configs, self.proc)
+
+    def replicated_nowhere(self):
+        return _replicated_nowhere(self.kind, self.snap, self.token_map, self.parameters, self.endpoint, self.host,
+                                   self.flows or [], self.flows_here, self.now, self.thresholds, self.deadline)
+
+
 def _execute(kind, token_map, parameters, host_name, now):
-    if kind not in KINDS:
+    record = registry.BY_KIND.get(kind)
+    if record is None:
         raise ValueError("unknown MM2 alert kind %r" % kind)
-    # one deadline for the whole run: local scrape, the wait on a shared one, and the peers
-    deadline = fetcher.deadline_in(cfg.param_float(parameters, P_TIMEOUT, DEFAULT_TIMEOUT))
-    configs = cfg.configurations(token_map)
-    host = host_name or socket.getfqdn()
+    module = _module(record)
+    run = AlertRun(record, token_map, parameters, host_name, now)
+    if record.reads_log:
+        run.now = time.time() if now is None else now
+        return module.run(run)
     try:
-        endpoint = cfg.endpoint(configs)
+        run.endpoint = cfg.endpoint(run.configs)
     except ValueError as e:
         return Result(UNKNOWN, [str(e)])
-    thresholds = thresholds_for(kind, parameters)
-
-    if kind == TASKS:
-        from mm2_core.alerts import alert_connect
-        if alert_connect.enabled(configs):   # connect mode: the worker's REST API says it exactly
-            return alert_connect.execute(configs, thresholds, now if now is not None else time.time(),
-                                         timeout=max(1.0, min(10.0, cfg.param_float(parameters, P_TIMEOUT,
-                                                                                    DEFAULT_TIMEOUT))), host=host)
-
-    proc = None
-    if kind == PROCESS:
-        proc = process_info(configs)
-        if proc.running is False:
-            return Result(CRITICAL, ["MirrorMaker 2 is not running on %s: %s" % (host, proc.detail)])
-    if not endpoint.enabled:
-        if kind == PROCESS:
-            what = "running as pid %s" % proc.pid if proc.running else "status unknown (%s)" % proc.detail
-            return Result(OK, ["MirrorMaker 2 is %s; its metrics endpoint is disabled "
-                               "(kafka-mm2-env/mm2_metrics_enabled=false), so the replication alerts "
-                               "cannot run" % what])
+    before = getattr(module, "before_fetch", None)
+    early = before(run) if before is not None else None
+    if early is not None:
+        return early
+    if not run.endpoint.enabled:
+        disabled = getattr(module, "metrics_disabled", None)
+        if disabled is not None:
+            return disabled(run)
         return Result(UNKNOWN, ["MirrorMaker 2 metrics are disabled (kafka-mm2-env/mm2_metrics_enabled="
                                 "false): set it to true and restart the MirrorMaker 2 Driver to get this "
                                 "alert"])
 
-    fetched = _fetch_local(endpoint, host, parameters, deadline)
+    fetched = run.fetched = _fetch_local(run.endpoint, run.host, parameters, run.deadline)
     if not fetched.ok:
-        if proc is None and fetched.kind == fetcher.REFUSED:
-            proc = process_info(configs)
-        if kind == PROCESS and fetched.kind == fetcher.REFUSED and proc.running and not proc.agent:
-            # MM2 replicates, only its metrics are missing: a WARNING that says what to provide
-            return Result(WARNING, [without_agent(endpoint, configs, proc)])
-        return Result(UNKNOWN, [diagnose(fetched, endpoint, configs, proc)])
+        if run.proc is None and fetched.kind == fetcher.REFUSED:
+            run.proc = process_info(run.configs)
+        failed = getattr(module, "fetch_failed", None)
+        early = failed(run) if failed is not None else None
+        if early is not None:
+            return early
+        return Result(UNKNOWN, [diagnose(fetched, run.endpoint, run.configs, run.proc)])
     text = fetched.text
     from mm2_core.alerts import alert_connect
-    if alert_connect.enabled(configs):   # connect mode: one herder per flow on this host's worker
-        text = text + alert_connect.herder_lines(configs, text, timeout=max(1.0, min(5.0, cfg.param_float(
-            parameters, P_TIMEOUT, DEFAULT_TIMEOUT))), host=host)
-    snap = m.Snapshot(text, FAMILIES[kind], fetched.at, fetched.url)
-    if kind == PROCESS:
-        return _process_result(snap, fetched, thresholds, proc, host)
-    if not snap.has(m.HERDER_UP):
+    if alert_connect.enabled(run.configs):   # connect mode: one herder per flow on this host's worker
+        text = text + alert_connect.herder_lines(run.configs, text, timeout=max(1.0, min(5.0, run.timeout())),
+                                                 host=run.host)
+    run.snap = m.Snapshot(text, FAMILIES[kind], fetched.at, fetched.url)
+    if not record.reads_flows:
+        return module.run(run)
+    if not run.snap.has(m.HERDER_UP):
         return Result(UNKNOWN, ["%s answers but exports no MirrorMaker 2 herder (%s): MM2 is still starting, "
                                 "or the exporter does not use the mpack's rules (jmx_exporter_mm2.yaml in "
                                 "the MM2 configuration directory)" % (fetched.url.split("?")[0], m.HERDER_UP)])
-    now = fetched.at if now is None else now
-    flows, problem = cfg.expected_flows(configs, evaluation.kafka_version(snap))
-    targets = cfg.host_targets(configs)
-    flows_here = cfg.flows_for_host(flows or [], targets)
-    held = {}
-    if kind != TASKS:
-        from mm2_core.alerts import alert_connect
-        if alert_connect.enabled(configs):   # connect mode: a flow an operator paused or stopped is not alerted on
-            held = alert_connect.held_flows(configs, timeout=max(1.0, min(5.0, cfg.param_float(
-                parameters, P_TIMEOUT, DEFAULT_TIMEOUT))), host=host)
-            flows_here = [f for f in flows_here if f.name not in held]
-    expected_names = [f.name for f in flows_here]
+    run.now = fetched.at if now is None else now
+    run.flows, run.problem = cfg.expected_flows(run.configs, evaluation.kafka_version(run.snap))
+    run.targets = cfg.host_targets(run.configs)
+    run.flows_here = cfg.flows_for_host(run.flows or [], run.targets)
+    if record.skips_held_flows and alert_connect.enabled(run.configs):
+        # connect mode: a flow an operator paused or stopped is not alerted on
+        run.held = alert_connect.held_flows(run.configs, timeout=max(1.0, min(5.0, run.timeout())), host=run.host)
+        run.flows_here = [f for f in run.flows_here if f.name not in run.held]
+    run.expected_names = [f.name for f in run.flows_here]
 
-    if kind in (LATENCY, LAG):
-        nowhere = _replicated_nowhere(kind, snap, token_map, parameters, endpoint, host, flows or [], flows_here,
-                                      now, thresholds, deadline)
-        evaluate = latency.evaluate_latency if kind == LATENCY else lag.evaluate_lag
-        result = evaluate(snap, flows or [], expected_names, thresholds, nowhere, held=sorted(held))
-    elif kind == TASKS:
-        result = _tasks(snap, token_map, parameters, endpoint, host, flows or [], flows_here, now, thresholds,
-                        deadline)
-    elif kind == HEARTBEAT:
-        result = _heartbeats(snap, token_map, parameters, endpoint, host,
-                             [f for f in flows if f.name not in held] if flows is not None else None, targets, now,
-                             thresholds, deadline)
-    else:
-        if flows is None:
-            return Result(UNKNOWN, ["Cannot tell which flows sync consumer offsets: %s" % problem])
-        path = _state_path(parameters, kind)
-        result = checkpoints.evaluate_checkpoints(snap, flows_here, now, alert_state.load(path), thresholds)
-        _save(path, result)
-    if problem and kind != CHECKPOINT:
-        result.lines.append("Note: %s; flows were taken from the metrics" % problem)
-    if held:
+    result = module.run(run)
+    if run.problem:
+        result.lines.append("Note: %s; flows were taken from the metrics" % run.problem)
+    if run.held:
         result.lines.append("Held by an operator (not alerted): %s" % ", ".join(
-            "%s %s" % kv for kv in sorted(held.items())))
+            "%s %s" % kv for kv in sorted(run.held.items())))
     return result
 
 
@@ -332,29 +365,6 @@ def _save(path, result):
     problem = alert_state.save(path, result.state_data or {})
     if problem:
         result.lines.append("Note: " + problem)
-
-
-def _process_result(snap, fetched, thresholds, proc, host):
-    elapsed = fetched.elapsed
-    pairs = sorted("%s->%s" % k for k in evaluation.herders(snap) if k[0] and k[1])
-    version = evaluation.kafka_version(snap)
-    who = "MirrorMaker 2 (pid %s)" % proc.pid if proc is not None and proc.pid else "MirrorMaker 2"
-    state = thresholds.state(elapsed)
-    line = "%s metrics endpoint answered in %s s %s" % (who, evaluation.fmt_number(elapsed),
-                                                          thresholds.against(elapsed))
-    if pairs:
-        line += "; herders %s; Kafka %s" % (", ".join(pairs), version or "?")
-    else:
-        state = evaluation.worst([state, WARNING])
-        line += ("; but it exports no MirrorMaker 2 herder (%s): MM2 is still starting or the exporter does not "
-                 "use the mpack's jmx_exporter_mm2.yaml" % m.HERDER_UP)
-    if snap.value(m.SCRAPE_ERROR, 0.0) == 1.0:
-        state = evaluation.worst([state, WARNING])
-        line += "; the exporter reports JMX scrape errors (jmx_scrape_error=1)"
-    duration = snap.value(m.SCRAPE_DURATION)
-    if duration is not None:
-        line += "; JMX scrape took %s s" % evaluation.fmt_number(duration)
-    return Result(state, [line])
 
 
 def _peer_snapshots(family_kind, token_map, parameters, endpoint, host, deadline, wanted=True):
@@ -405,57 +415,3 @@ def _replicated_nowhere(kind, snap, token_map, parameters, endpoint, host, flows
         last_seen[name] = now
     _save(path, Result(OK, [], {"replicated_at": last_seen}))
     return nowhere
-
-
-def _tasks(snap, token_map, parameters, endpoint, host, flows, flows_here, now, thresholds, deadline):
-    """This host's connectors and tasks; the other driver hosts are read only when a flow served
-    here shows no replication task on this host (so a flow replicated nowhere is CRITICAL)."""
-    local = tasks.evaluate_tasks(snap, flows, thresholds)
-    views = [(host, tasks.task_evidence(snap, flows))]
-    if not flows_here or all(f.name in views[0][1][0] for f in flows_here):
-        return local
-    peer_views, errors, hosts_known = _peer_views(TASKS, token_map, parameters, endpoint, host, flows, deadline)
-    views.extend(peer_views)
-    starts = [h["start_ms"] for h in evaluation.herders(snap).values() if h.get("start_ms")]
-    started_ago = (now - max(starts) / 1000.0) if starts else None
-    return tasks.evaluate_task_placement(local, flows_here, views, errors, hosts_known, thresholds, started_ago)
-
-
-def _heartbeats(snap, token_map, parameters, endpoint, host, flows, targets, now, thresholds, deadline):
-    """Local scrape first; the other driver hosts only when a heartbeat partition or a herder into
-    a flow's source is not found here (a heartbeat partition lives on exactly one host)."""
-    if flows is None:
-        # topology unreadable: only the flows this process replicates (a herder alone may be a
-        # heartbeat-only one for a disabled flow, which has no heartbeats to check)
-        resolver = evaluation.resolver_for(snap, [])
-        seen = {}
-        for flow, _, _, _, _ in partitions.source_partitions(snap, resolver):
-            if flow.source != "?":
-                seen[flow.name] = flow
-        flows = [seen[n] for n in sorted(seen)]
-    flows_here = cfg.flows_for_host(flows, targets)
-    herder_map = dict(evaluation.herders(snap))
-    views = [(host, heartbeats.heartbeat_samples(snap))]
-    need_peers = False
-    for flow in flows_here:
-        if not flow.heartbeats:
-            continue
-        if heartbeats.find_heartbeat(flow, views) is None or not any(k[1] == flow.source for k in herder_map):
-            need_peers = True
-    snaps, errors, hosts_known = _peer_snapshots(HEARTBEAT, token_map, parameters, endpoint, host, deadline,
-                                                 wanted=need_peers)
-    for peer, psnap in snaps:
-        views.append((peer, heartbeats.heartbeat_samples(psnap)))
-        for key, value in evaluation.herders(psnap).items():
-            entry = herder_map.setdefault(key, value)
-            if value.get("start_ms") and (not entry.get("start_ms") or value["start_ms"] < entry["start_ms"]):
-                entry["start_ms"] = value["start_ms"]
-    all_read = hosts_known and not errors
-    path = _state_path(parameters, HEARTBEAT)
-    result = heartbeats.evaluate_heartbeats(flows_here, views, herder_map, errors, now, alert_state.load(path),
-                                    thresholds, targets, all_read)
-    _save(path, result)
-    if not hosts_known:
-        result.lines.append("Note: the driver host list (clusterHostInfo) was not available, so only this host "
-                            "was read")
-    return result

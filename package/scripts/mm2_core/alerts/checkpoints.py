@@ -1,6 +1,6 @@
 """The checkpoint alert: age of the last checkpoint emitted per flow with consumer offset sync on."""
 from mm2_core.alerts import metrics as m
-from mm2_core.alerts.evaluation import (CRITICAL, OK, WARNING, Result, finite, fmt_int, fmt_number, herders,
+from mm2_core.alerts.evaluation import (CRITICAL, OK, UNKNOWN, WARNING, Result, finite, fmt_int, fmt_number, herders,
                                         ordered_lines, resolver_for, worst)
 
 
@@ -118,3 +118,12 @@ def evaluate_checkpoints(snap, flows_here, now, state, thresholds):
     ordered = ordered_lines(dict((n, (st_, line)) for n, (st_, line, _) in per_flow.items()), ())
     states = [st_ for st_, _, _ in per_flow.values()] + [CRITICAL] * len(lines_extra)
     return Result(worst(states), lines_extra + ordered, new_state)
+
+
+def run(run):
+    """The flows this host serves that sync consumer offsets, against the state kept between runs."""
+    if run.flows is None:
+        return Result(UNKNOWN, ["Cannot tell which flows sync consumer offsets: %s" % run.problem])
+    result = evaluate_checkpoints(run.snap, run.flows_here, run.now, run.load_state(), run.thresholds)
+    run.save(result)
+    return result

@@ -1,7 +1,10 @@
 """The heartbeat alert: heartbeat records replicated into this host's targets, per flow, with
-counters kept between runs."""
+counters kept between runs. Its run is alert_runner.AlertRun (registry: AlertKind.module)."""
 from mm2_core.alerts import metrics as m
-from mm2_core.alerts.evaluation import INF, OK, UNKNOWN, Result, finite, fmt_number, ordered_lines, worst
+from mm2_core.alerts.alert_config import flows_for_host
+from mm2_core.alerts.evaluation import (INF, OK, UNKNOWN, Result, finite, fmt_number, herders, ordered_lines,
+                                        resolver_for, worst)
+from mm2_core.alerts.partitions import source_partitions
 
 
 def heartbeat_samples(snap):
@@ -133,3 +136,43 @@ def evaluate_heartbeats(flows_here, views, herder_map, errors, now, state, thres
         return Result(OK, ["This host serves %s and runs no replication flow into it; heartbeats of other flows "
                            "are checked on the hosts serving their targets" % served], new_state)
     return Result(worst(s for s, _ in per_flow.values()), ordered_lines(per_flow, ()), new_state)
+
+
+def run(run):
+    """Local scrape first; the other driver hosts only when a heartbeat partition or a herder into
+    a flow's source is not found here (a heartbeat partition lives on exactly one host)."""
+    snap = run.snap
+    flows = None if run.flows is None else [f for f in run.flows if f.name not in run.held]
+    if flows is None:
+        # topology unreadable: only the flows this process replicates (a herder alone may be a
+        # heartbeat-only one for a disabled flow, which has no heartbeats to check)
+        resolver = resolver_for(snap, [])
+        seen = {}
+        for flow, _, _, _, _ in source_partitions(snap, resolver):
+            if flow.source != "?":
+                seen[flow.name] = flow
+        flows = [seen[n] for n in sorted(seen)]
+    flows_here = flows_for_host(flows, run.targets)
+    herder_map = dict(herders(snap))
+    views = [(run.host, heartbeat_samples(snap))]
+    need_peers = False
+    for flow in flows_here:
+        if not flow.heartbeats:
+            continue
+        if find_heartbeat(flow, views) is None or not any(k[1] == flow.source for k in herder_map):
+            need_peers = True
+    snaps, errors, hosts_known = run.peer_snapshots(wanted=need_peers)
+    for peer, psnap in snaps:
+        views.append((peer, heartbeat_samples(psnap)))
+        for key, value in herders(psnap).items():
+            entry = herder_map.setdefault(key, value)
+            if value.get("start_ms") and (not entry.get("start_ms") or value["start_ms"] < entry["start_ms"]):
+                entry["start_ms"] = value["start_ms"]
+    all_read = hosts_known and not errors
+    result = evaluate_heartbeats(flows_here, views, herder_map, errors, run.now, run.load_state(), run.thresholds,
+                                 run.targets, all_read)
+    run.save(result)
+    if not hosts_known:
+        result.lines.append("Note: the driver host list (clusterHostInfo) was not available, so only this host "
+                            "was read")
+    return result

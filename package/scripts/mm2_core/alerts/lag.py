@@ -142,3 +142,10 @@ def evaluate_replicated_nowhere(by_time, missing, last_seen, herder_starts, erro
                                     "unassigned while it cannot reach its Connect group on the target)" % (
                                         flow.name, _utc(since), fmt_number(seconds), against, read))
     return result
+
+
+def run(run):
+    """Per flow, the worst partition's lag; a flow served here that no driver host replicates (AlertRun reads the
+    other driver hosts for it) is judged by the time since it last replicated."""
+    return evaluate_lag(run.snap, run.flows or [], run.expected_names, run.thresholds, run.replicated_nowhere(),
+                        held=sorted(run.held))

@@ -100,3 +100,10 @@ def evaluate_latency(snap, flows, expected_names, thresholds, nowhere=None, held
     if not per_flow:
         return Result(OK, ["No replication flow runs on this host"])
     return Result(worst(s for s, _ in per_flow.values()), ordered_lines(per_flow, expected_names))
+
+
+def run(run):
+    """Per flow, the worst partition's latency; a flow served here that no driver host replicates (AlertRun reads
+    the other driver hosts for it) is judged by the time since it last replicated."""
+    return evaluate_latency(run.snap, run.flows or [], run.expected_names, run.thresholds, run.replicated_nowhere(),
+                            held=sorted(run.held))

@@ -8,8 +8,12 @@ driver hosts and keeps state between runs; an alert that reads MM2's log on the 
 shared scrape window, the state directory) are declared once in SHARED_PARAMETERS.
 
 alerts.json is this registry written out (``definitions()``): build.py checks the file against it
-(mpack_build/check_alerts.py), alert_runner takes its tables from it, and a new alert is a new record
-here plus its evaluation module (mm2_core.alerts.<kind>) and its case in alert_runner.
+(mpack_build/check_alerts.py), and alert_runner takes its tables and its dispatch from it: a new alert is a new
+record here plus its evaluation module (``module``: mm2_core.alerts.<module>), nothing else. The module's
+``run(alert_run)`` answers once the metrics are read (alert_runner.AlertRun: the scrape, the flows, the
+thresholds, and the reads of other hosts and of the state file); an optional ``before_fetch(alert_run)`` may
+answer before the endpoint is read, and ``metrics_disabled(alert_run)`` when the endpoint is switched off.
+A reads_log alert's ``run`` is all there is (no endpoint).
 Pure stdlib, Python 2.7 and 3.
 """
 import json
@@ -55,7 +59,7 @@ class AlertKind(object):
     """One alert kind; unit is how its texts print a threshold value (" s", " records", "")."""
 
     def __init__(self, kind, name, label, stub, description, warning, critical, unit, families, reads_peers,
-                 keeps_state, reads_log=False, extra_parameters=()):
+                 keeps_state, module, reads_log=False, extra_parameters=(), reads_flows=True, skips_held_flows=True):
         self.kind = kind
         self.name = name
         self.label = label
@@ -70,10 +74,24 @@ class AlertKind(object):
         # reads_log: the alert reads MM2's log on the host, not the metrics endpoint (families is empty)
         self.reads_log = reads_log
         self.extra_parameters = tuple(extra_parameters)
+        # module: the evaluation module under mm2_core.alerts that answers for this kind (see the module docstring)
+        self.module = module
+        # reads_flows: the run resolves the deployment's flows before `run` (False: the process alert, which
+        # answers from the endpoint alone); skips_held_flows: flows an operator paused or stopped (connect mode)
+        # are left out of the evaluation and named in a note
+        self.reads_flows = reads_flows
+        self.skips_held_flows = skips_held_flows
 
     @property
     def parameters(self):
         return (self.warning, self.critical) + self.extra_parameters + SHARED_PARAMETERS
+
+    def parameter(self, name):
+        """The declared Parameter `name` of this alert (its value is the default)."""
+        for p in self.parameters:
+            if p.name == name:
+                return p
+        raise KeyError("alert %s has no parameter %s" % (self.kind, name))
 
     def definition(self):
         """This alert's entry of alerts.json."""
@@ -103,7 +121,8 @@ SHARED_PARAMETERS = (
 KINDS = (
     AlertKind(
         kind="process", name="mm2_driver_process", label="MirrorMaker 2 Process",
-        stub="alert_mm2_process.py", unit=" s", reads_peers=False, keeps_state=False,
+        stub="alert_mm2_process.py", unit=" s", reads_peers=False, keeps_state=False, module="process_check",
+        reads_flows=False,
         families=(m.HERDER_UP, m.SCRAPE_ERROR, m.SCRAPE_DURATION),
         description=("Is MirrorMaker 2 running on this host, and does its metrics endpoint (the Prometheus JMX "
                      "exporter agent) answer? CRITICAL when the process is down; UNKNOWN, with the fix, when the "
@@ -117,7 +136,7 @@ KINDS = (
                            units="seconds", threshold="CRITICAL")),
     AlertKind(
         kind="latency", name="mm2_replication_latency", label="MirrorMaker 2 Replication Latency",
-        stub="alert_mm2_latency.py", unit=" s", reads_peers=True, keeps_state=True,
+        stub="alert_mm2_latency.py", unit=" s", reads_peers=True, keeps_state=True, module="latency",
         families=_PARTITION_FAMILIES,
         description=("Per replication flow, the worst partition's replication latency (source record timestamp to "
                      "target ack) averaged over MM2's last stat window (about a minute). Idle partitions, whose "
@@ -133,7 +152,7 @@ KINDS = (
                            units="seconds", threshold="CRITICAL")),
     AlertKind(
         kind="lag", name="mm2_replication_lag", label="MirrorMaker 2 Replication Lag",
-        stub="alert_mm2_lag.py", unit=" records", reads_peers=True, keeps_state=True,
+        stub="alert_mm2_lag.py", unit=" records", reads_peers=True, keeps_state=True, module="lag",
         families=_PARTITION_FAMILIES,
         description=("Per replication flow, the worst partition's record lag: records in the source partition "
                      "that the replication consumer has not fetched yet (records-lag). Flow-qualified from Kafka "
@@ -148,7 +167,7 @@ KINDS = (
                            units="records", threshold="CRITICAL")),
     AlertKind(
         kind="heartbeat", name="mm2_heartbeat_gap", label="MirrorMaker 2 Heartbeat Gap",
-        stub="alert_mm2_heartbeat.py", unit=" s", reads_peers=True, keeps_state=True,
+        stub="alert_mm2_heartbeat.py", unit=" s", reads_peers=True, keeps_state=True, module="heartbeats",
         families=(m.HERDER_UP, m.HERDER_START, m.SOURCE_RECORD_COUNT, m.SOURCE_LATENCY_AVG),
         description=("Per replication flow into a cluster this host serves, the time since a heartbeat from the "
                      "source last arrived on the target (<source>.heartbeats advancing). Detects flows that never "
@@ -163,7 +182,7 @@ KINDS = (
                            units="seconds", threshold="CRITICAL")),
     AlertKind(
         kind="checkpoint", name="mm2_checkpoint_age", label="MirrorMaker 2 Consumer Offset Sync",
-        stub="alert_mm2_checkpoints.py", unit=" s", reads_peers=False, keeps_state=True,
+        stub="alert_mm2_checkpoints.py", unit=" s", reads_peers=False, keeps_state=True, module="checkpoints",
         families=(m.HERDER_UP, m.CHECKPOINT_LATENCY, m.CHECKPOINT_LATENCY_AVG, m.CHECKPOINT_LATENCY_MAX,
                   m.SOURCE_RECORD_COUNT, m.TASK_STATUS),
         description=("For flows that sync consumer group offsets (sync.group.offsets.enabled), the age of the "
@@ -178,7 +197,8 @@ KINDS = (
                            units="seconds", threshold="CRITICAL")),
     AlertKind(
         kind="tasks", name="mm2_connector_tasks", label="MirrorMaker 2 Connectors and Tasks",
-        stub="alert_mm2_tasks.py", unit="", reads_peers=True, keeps_state=False,
+        stub="alert_mm2_tasks.py", unit="", reads_peers=True, keeps_state=False, module="tasks",
+        skips_held_flows=False,
         families=(m.HERDER_UP, m.HERDER_START, m.CONNECTOR_STATUS, m.TASK_STATUS, m.SOURCE_LATENCY_AVG),
         description=("MirrorMaker 2 connectors and tasks on this host in FAILED state (counted against the "
                      "thresholds), and those UNASSIGNED, RESTARTING, PAUSED or STOPPED (WARNING). CRITICAL when "
@@ -193,6 +213,7 @@ KINDS = (
     AlertKind(
         kind="silent_loss", name="mm2_silent_loss", label="MirrorMaker 2 Records Lost to Retention",
         stub="alert_mm2_silent_loss.py", unit=" records", reads_peers=False, keeps_state=True, reads_log=True,
+        module="silent_loss",
         families=(),
         description=("Records the source cluster deleted (retention) before MirrorMaker 2 copied them: MM2's "
                      "replication consumer found its next source offset below the partition's log-start offset "

@@ -23,6 +23,8 @@ import os
 import re
 import time
 
+from mm2_core.alerts.evaluation import Result
+
 MAX_READ = 8 * 1024 * 1024
 MAX_EVENTS = 200
 
@@ -125,3 +127,15 @@ def evaluate(state, now, window_hours, warning, critical, host):
                  "cut-over gate (CUTOVER_CHECK) lists partitions at risk")
     state_name = "CRITICAL" if total >= critical else ("WARNING" if total >= warning else "OK")
     return state_name, lines
+
+
+def run(run):
+    """The alert's run (alert_runner.AlertRun): scan MM2's log on this host from where the last run stopped, keep
+    the losses in the state file, and report those within the loss window."""
+    state = scan(run.mm2_log_path(), run.load_state(), run.now)
+    problem = run.save_data(state)
+    state_name, lines = evaluate(state, run.now, run.param("loss.window.hours"), run.thresholds.warning,
+                                 run.thresholds.critical, run.host)
+    if problem:
+        lines.append("Note: " + problem)
+    return Result(state_name, lines)

@@ -167,3 +167,23 @@ def evaluate_task_placement(local, expected, views, errors, hosts_known, thresho
     if lines and lines[0].startswith("No driver host"):
         return Result(worst(states), lines + local.lines)
     return Result(worst(states), local.lines + lines)
+
+
+def before_fetch(run):
+    """Connect mode: the worker's REST API says it exactly (alert_runner.AlertRun.connect_tasks); else None."""
+    return run.connect_tasks()
+
+
+def run(run):
+    """This host's connectors and tasks; the other driver hosts are read only when a flow served
+    here shows no replication task on this host (so a flow replicated nowhere is CRITICAL)."""
+    flows = run.flows or []
+    local = evaluate_tasks(run.snap, flows, run.thresholds)
+    views = [(run.host, task_evidence(run.snap, flows))]
+    if not run.flows_here or all(f.name in views[0][1][0] for f in run.flows_here):
+        return local
+    peer_views, errors, hosts_known = run.peer_views()
+    views.extend(peer_views)
+    starts = [h["start_ms"] for h in herders(run.snap).values() if h.get("start_ms")]
+    started_ago = (run.now - max(starts) / 1000.0) if starts else None
+    return evaluate_task_placement(local, run.flows_here, views, errors, hosts_known, run.thresholds, started_ago)

@@ -3,6 +3,7 @@ import difflib
 import re
 
 from mm2_core.config import schema
+from mm2_core.formats import javaregex
 
 
 def text(value):
@@ -32,6 +33,15 @@ def parse_bool(value):
     if lowered == "false":
         return False
     return None
+
+
+def parse_list(value):
+    """The items of a LIST setting (topics, groups, their excludes): Kafka's split (formats.javaregex.split_list),
+    empty items dropped; a list or tuple is taken item by item."""
+    if value is None:
+        return []
+    items = value if isinstance(value, (list, tuple)) else javaregex.split_list(text(value))
+    return [i.strip() for i in items if i and i.strip()]
 
 
 def parse_int(value):

@@ -1,7 +1,8 @@
 """The cut-over readiness gate and the silent-loss rule: pure evaluation (stdlib, Python 2.7 and 3).
 
-The agent gathers the facts with Kafka's own tools (mm2_cutover.py); this module parses what those
-tools print and decides. Nothing here touches a socket or a file.
+The agent gathers the facts with Kafka's own tools (mm2_cutover.py; their command lines and the parsers of what
+they print are the Kafka boundary's, mm2_core.kafkatools); this module decides. Nothing here touches a socket or
+a file.
 
 Where "the last replicated offset" comes from
 ---------------------------------------------
@@ -17,10 +18,7 @@ The same committed offsets against each partition's log-start offset give the re
 the source deleted records MM2 had not copied yet (its next offset N + 1 is below log start), the
 copy silently skips them (the replication consumer resets to the earliest offset).
 """
-import json
-import re
 
-from mm2_core.kafka import versions
 
 # Operator-settable thresholds of the gate: name -> (default, meaning). One source of truth for the
 # agent command's parameters, the CLI's flags and the docs.
@@ -39,7 +37,6 @@ DEFAULT_THRESHOLDS = dict((name, default) for name, default, _ in THRESHOLDS)
 DRIFT_CONFIGS = ("retention.ms", "retention.bytes", "cleanup.policy", "min.insync.replicas", "max.message.bytes")
 
 READY, NOT_READY, UNKNOWN = "READY", "NOT_READY", "UNKNOWN"
-SOURCE_CONNECTOR = "MirrorSourceConnector"
 MAX_RPO_PROBES = 20   # partitions whose oldest unreplicated record's timestamp is read (worst first)
 
 
@@ -77,141 +74,11 @@ def _exceeds(value, limit):
     return limit is not None and limit >= 0 and value is not None and value > limit
 
 
-# ---------------------------------------------------------------- parsers of the tools' output
+# ---------------------------------------------------------------- topic names
 
 def offset_syncs_topic(target, internal_sep):
     """MM2's offset-syncs topic of flows into `target` (on the source unless offset-syncs.topic.location=target)."""
     return "mm2-offset-syncs%s%s%sinternal" % (internal_sep, target, internal_sep)
-
-
-def offsets_topic(source):
-    """Connect offsets topic of the herder source->target, on the target (MM2 worker default)."""
-    return "mm2-offsets.%s.internal" % source
-
-
-def parse_source_offsets(output, source, connector=SOURCE_CONNECTOR):
-    """{(topic, partition): last replicated offset} of the source connector reading cluster `source`,
-    from `kafka-console-consumer --property print.key=true` over the offsets topic (last record per key
-    wins; a null value removes the key). connector: the name in the keys (connect mode names it after its flow,
-    mm2_core.connect.flow_positions.location)."""
-    result = {}
-    for line in output.splitlines():
-        if "\t" not in line:
-            continue
-        key, value = line.split("\t", 1)
-        try:
-            k = json.loads(key)
-        except ValueError:
-            continue
-        if not (isinstance(k, list) and len(k) == 2 and k[0] == connector and isinstance(k[1], dict)):
-            continue
-        part = k[1]
-        if part.get("cluster") != source or "topic" not in part or "partition" not in part:
-            continue
-        tp = (part["topic"], int(part["partition"]))
-        value = value.strip()
-        if value == "null":
-            result.pop(tp, None)
-            continue
-        try:
-            v = json.loads(value)
-            result[tp] = int(v["offset"])
-        except (ValueError, KeyError, TypeError):
-            continue
-    return result
-
-
-_OFFSET_LINE = re.compile(r"^(\S+):(\d+):(-?\d+)$")
-
-
-def parse_offsets(output):
-    """{(topic, partition): offset} from kafka-get-offsets (`topic:partition:offset` lines)."""
-    offsets = {}
-    for line in output.splitlines():
-        m = _OFFSET_LINE.match(line.strip())
-        if m and int(m.group(3)) >= 0:
-            offsets[(m.group(1), int(m.group(2)))] = int(m.group(3))
-    return offsets
-
-
-_CONFIG_HEAD = re.compile(r"^(?:All|Dynamic) configs for topic (\S+) are:\s*$")
-_CONFIG_LINE = re.compile(r"^\s+([A-Za-z0-9._-]+)=(.*?) sensitive=(true|false)")
-
-
-def parse_topic_configs(output):
-    """{topic: {name: value}} from `kafka-configs --describe --entity-type topics [--all]`."""
-    configs, current = {}, None
-    for line in output.splitlines():
-        m = _CONFIG_HEAD.match(line)
-        if m:
-            current = configs.setdefault(m.group(1), {})
-            continue
-        m = _CONFIG_LINE.match(line)
-        if m and current is not None:
-            current[m.group(1)] = m.group(2)
-    return configs
-
-
-def parse_group_describe(output):
-    """Rows of `kafka-consumer-groups --describe` (offsets view) as dicts keyed by the header names:
-    GROUP, TOPIC, PARTITION, CURRENT-OFFSET, LOG-END-OFFSET, LAG, CONSUMER-ID, HOST, CLIENT-ID."""
-    rows, header = [], None
-    for line in output.splitlines():
-        fields = line.split()
-        if not fields:
-            continue
-        if fields[0] == "GROUP" and "TOPIC" in fields and "PARTITION" in fields:
-            header = fields
-            continue
-        if header is None or len(fields) < 6:
-            continue
-        row = dict(zip(header, fields))
-        if not row.get("PARTITION", "").isdigit():
-            continue
-        rows.append(row)
-    return rows
-
-
-def committed_offsets(rows):
-    """{group: {(topic, partition): committed offset}} (rows without a committed offset are left out)."""
-    result = {}
-    for row in rows:
-        current = row.get("CURRENT-OFFSET", "-")
-        if current.isdigit():
-            result.setdefault(row["GROUP"], {})[(row["TOPIC"], int(row["PARTITION"]))] = int(current)
-    return result
-
-
-def parse_group_state(output):
-    """{group: (state, members)} from `kafka-consumer-groups --describe --state`. The coordinator column
-    holds a space ("host:port  (id)"), so the state and member count are read from the end of the row."""
-    result = {}
-    header = False
-    for line in output.splitlines():
-        fields = line.split()
-        if not fields:
-            continue
-        if fields[0] == "GROUP" and "STATE" in fields:
-            header = True
-            continue
-        if header and len(fields) >= 3 and fields[-1].isdigit():
-            result[fields[0]] = (fields[-2], int(fields[-1]))
-    m = None
-    for line in output.splitlines():
-        m = re.match(r"^Consumer group '(.+)' (?:has no active members|does not exist)\.?", line.strip())
-        if m and m.group(1) not in result:
-            result[m.group(1)] = ("Empty" if "no active" in line else "Dead", 0)
-    return result
-
-
-def parse_record_timestamps(output):
-    """Timestamps (ms) of `print.timestamp=true` console-consumer lines, in order."""
-    found = []
-    for line in output.splitlines():
-        m = re.match(r"^(?:CreateTime|LogAppendTime):(-?\d+)", line.strip())
-        if m and int(m.group(1)) >= 0:
-            found.append(int(m.group(1)))
-    return found
 
 
 # ---------------------------------------------------------------- evaluation
@@ -245,19 +112,6 @@ def silent_loss(source_starts, replicated):
     return lost
 
 
-_SYNC_LINE = re.compile(r"OffsetSync\{topicPartition=(.+)-(\d+), upstreamOffset=(-?\d+), downstreamOffset=(-?\d+)\}")
-
-
-def parse_offset_syncs(output):
-    """{(source topic, partition): [(upstream, downstream), ...]} from OffsetSyncFormatter lines, in order."""
-    syncs = {}
-    for line in output.splitlines():
-        m = _SYNC_LINE.search(line)
-        if m:
-            syncs.setdefault((m.group(1), int(m.group(2))), []).append((int(m.group(3)), int(m.group(4))))
-    return syncs
-
-
 def upstream_at(downstream, syncs):
     """The source offset of the record at target offset `downstream`, from the newest offset sync at or below it
     (records after a sync are counted one to one: with gaps on the source the real offset is higher, so what
@@ -278,7 +132,7 @@ def group_outlook(committed, checkpoints, mirrored, syncs=None):
     - NO_CHECKPOINT: no translation; the group would start at its auto.offset.reset on the target.
 
     committed: {(topic, partition): C}; checkpoints: Checkpoint objects of this group (target topic names);
-    mirrored: function(source topic) -> target topic; syncs: parse_offset_syncs().
+    mirrored: function(source topic) -> target topic; syncs: kafkatools.records.parse_offset_syncs().
     Returns rows (topic, partition, C, U, D, status, records)."""
     by_target = dict(((cp.topic, cp.partition), cp) for cp in checkpoints)
     rows = []
@@ -466,49 +320,6 @@ def format_report(report):
 
 def _age_text(seconds):
     return "none seen" if seconds is None else "%.0f s ago" % seconds
-
-
-# ---------------------------------------------------------------- command lines (Kafka's own tools)
-
-def get_offsets_command(kafka_home, bootstrap, config_path, time_spec):
-    """kafka-get-offsets.sh (Kafka 3.0+) over every topic: time_spec -1 latest, -2 earliest (log start)."""
-    return [_tool(kafka_home, "kafka-get-offsets.sh"), "--bootstrap-server", bootstrap, "--command-config",
-            config_path, "--time", str(time_spec)]
-
-
-def topic_configs_command(kafka_home, version_tuple, bootstrap, config_path):
-    """kafka-configs.sh --describe of every topic; --all (effective values, defaults included) from 2.5."""
-    args = [_tool(kafka_home, "kafka-configs.sh"), "--bootstrap-server", bootstrap, "--command-config",
-            config_path, "--describe", "--entity-type", "topics"]
-    return args + (["--all"] if versions.supports(version_tuple, versions.CONFIGS_DESCRIBE_ALL) else [])
-
-
-def groups_describe_command(kafka_home, bootstrap, config_path, groups=None, state=False):
-    args = [_tool(kafka_home, "kafka-consumer-groups.sh"), "--bootstrap-server", bootstrap, "--command-config",
-            config_path, "--describe"]
-    if groups:
-        for g in groups:
-            args += ["--group", g]
-    else:
-        args.append("--all-groups")
-    return args + (["--state"] if state else [])
-
-
-def groups_reset_command(kafka_home, bootstrap, config_path, group, csv_path, execute):
-    return [_tool(kafka_home, "kafka-consumer-groups.sh"), "--bootstrap-server", bootstrap, "--command-config",
-            config_path, "--group", group, "--reset-offsets", "--from-file", csv_path,
-            "--execute" if execute else "--dry-run"]
-
-
-BYTES = "org.apache.kafka.common.serialization.BytesDeserializer"
-RAW_RECORD_PROPERTIES = ["--property", "print.timestamp=true", "--property", "print.key=true",
-                         "--property", "key.deserializer=" + BYTES, "--property", "value.deserializer=" + BYTES]
-TIMESTAMP_PROPERTIES = ["--property", "print.timestamp=true", "--property",
-                        "value.deserializer=org.apache.kafka.common.serialization.BytesDeserializer"]
-
-
-def _tool(kafka_home, name):
-    return "%s/bin/%s" % (kafka_home.rstrip("/"), name)
 
 
 ACTIVE_STATES = ("Stable", "PreparingRebalance", "CompletingRebalance", "AwaitingSync", "Assigning",

@@ -17,6 +17,8 @@ How a dedicated MM2 (connect-mirror-maker.sh, Kafka 2.4 .. 4.x) keeps the positi
   must land where Connect's would (`partition_for`; kafka-console-producer with parse.key uses the same
   partitioner).
 
+The records are read back by the Kafka boundary (mm2_core.kafkatools.records.connector_offsets).
+
 Used on the CLI side (mm2-ambari seed-from-mm1) and by the agent (FLOW_SEED: where a failback's reverse flow
 starts).
 """
@@ -95,58 +97,3 @@ def murmur2(data):
 def partition_for(key_text, partitions):
     """The offsets-topic partition Kafka's default partitioner picks for this key (toPositive(murmur2) % n)."""
     return (murmur2(key_text.encode("utf-8")) & 0x7FFFFFFF) % partitions
-
-
-def parse_key(key_text):
-    """(connector, cluster, topic, partition) of an offsets-topic key, or None for another kind of key."""
-    try:
-        data = json.loads(key_text)
-    except ValueError:
-        return None
-    if not (isinstance(data, list) and len(data) == 2 and isinstance(data[1], dict)):
-        return None
-    part = data[1]
-    if not all(k in part for k in ("cluster", "topic", "partition")):
-        return None
-    return data[0], part["cluster"], part["topic"], int(part["partition"])
-
-
-def parse_value(value_text):
-    """The stored offset, or None for a tombstone ('null')."""
-    if value_text is None or value_text.strip() in ("", "null"):
-        return None
-    return int(json.loads(value_text)["offset"])
-
-
-def parse_offsets_records(output, connector=CONNECTOR):
-    """{(cluster, topic, partition): offset} of `connector` from console-consumer lines
-    `Partition:<n>[<TAB>Offset:<m>]<TAB><key><TAB><value>` of an offsets topic, in read order (later records win,
-    a tombstone removes). Returns (positions, [(partition, key, value)], {partition: highest offset read})."""
-    positions, raw, last = {}, [], {}
-    for line in output.splitlines():
-        parts = line.split("\t")
-        if len(parts) == 4 and parts[1].startswith("Offset:"):
-            offset_field = parts.pop(1)
-            try:
-                read_offset = int(offset_field[len("Offset:"):])
-            except ValueError:
-                continue
-        else:
-            read_offset = None
-        if len(parts) != 3 or not parts[0].startswith("Partition:"):
-            continue
-        partition, key, value = int(parts[0][len("Partition:"):]), parts[1], parts[2]
-        raw.append((partition, key, value))
-        if read_offset is not None:
-            last[partition] = max(last.get(partition, -1), read_offset)
-        parsed = parse_key(key)
-        if parsed is None or parsed[0] != connector:
-            continue
-        offset = parse_value(value)
-        if offset is None:
-            positions.pop(parsed[1:], None)
-        else:
-            positions[parsed[1:]] = offset
-    return positions, raw, last
-
-

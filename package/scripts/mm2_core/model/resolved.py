@@ -133,6 +133,19 @@ def flow_value(topo, flow, name):
     return None if key is None else pair_value(topo, flow.source, flow.target, key, flow)
 
 
+def flow_setting(topo, flow, name):
+    """flow_value, or the setting's declared default (config.schema) where nothing sets it or this Kafka version
+    does not read it (MM2's own default then holds, which the declared default is)."""
+    value = flow_value(topo, flow, name)
+    return value if _given(value) else schema.REPLICATION[name].default
+
+
+def flow_int(topo, flow, name):
+    """A whole-number setting of the flow (flow_setting); its declared default where the value is not one."""
+    number = parse_int(flow_setting(topo, flow, name))
+    return number if number is not None else int(schema.REPLICATION[name].default)
+
+
 def pair_flag(topo, source, target, key, flow=None):
     """A boolean flag of the pair as this Kafka version reads it."""
     default = FLAG_DEFAULTS[key]
