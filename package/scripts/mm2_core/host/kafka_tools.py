@@ -9,7 +9,6 @@ import shlex
 
 from mm2_core.config import config_values
 from mm2_core.kafka import versions
-from mm2_core.kafkatools import commands
 from mm2_core.formats import text as _t   # the module: alert reloads drop mm2_core modules (Python 2 clears
                                  # a dropped module's globals under functions imported from it)
 
