@@ -259,7 +259,7 @@ def test_kerberos_with_the_declared_identity(line, mpack, drivers, tmp_path):
             })
             # what Ambari's Kerberos wizard writes into kafka-mm2-env; the JVMs find the realm's krb5.conf
             driver.env.update({"mm2_principal_name": principal_pattern, "mm2_keytab": local_keytab,
-                               "mm2_jvm_opts": "-XX:+UseG1GC %s" % kdc.java_opts()})
+                               "mm2_jvm_opts": "%s %s" % (rk.LEAN_MM2_JVM_OPTS, kdc.java_opts())})
 
             start_driver(driver)
             with open(driver.properties_file) as fh:

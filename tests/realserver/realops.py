@@ -79,7 +79,10 @@ def host_overrides(root, source, target, rest_port=None, metrics_port=None):
     jar = "" if artifacts.skip_reason("jmx-exporter") else artifacts.jmx_exporter_jar("1.0.1")
     return {
         names.ENV: {"kafka_install_source": "path", "kafka_home": rk.kafka_home(), "mm2_java_home": rk.java_home(),
-                    "mm2_heap_opts": "-Xms128m -Xmx512m", "mm2_start_timeout_seconds": "120",
+                    "mm2_heap_opts": "-Xms128m -Xmx512m", "mm2_jvm_opts": rk.LEAN_MM2_JVM_OPTS,
+                    # START waits for MM2's "started" line: 240 s, as the e2e driver's, for a CI host at load 20-40
+                    # (the rehearsal of 2026-11-27 ran over 120 s once at load ~40)
+                    "mm2_start_timeout_seconds": "240",
                     "mm2_stop_timeout_seconds": "30", "mm2_metrics_enabled": "true" if jar else "false",
                     "mm2_metrics_port": str(metrics_port or rk.free_port()), "jmx_exporter_jar": jar},
         names.CLUSTERS: {"topology.mode": "simple", "source.alias": "src", "source.bootstrap.servers": source.bootstrap,
