@@ -6,7 +6,9 @@ free-form keys no token list could name; configurations() turns the token-keyed 
 agent passes into the usual {type: {property: value}} shape.
 """
 from mm2_core.config import env_checks, names, schema
-from mm2_core.config.config_values import parse_bool
+# the module, not its names: an alert reload drops mm2_core modules, and Python 2 clears the globals of a dropped
+# module that nothing holds under the functions still in use
+from mm2_core.config import config_values
 from mm2_core.kafka import replication_policy
 from mm2_core.model import placement
 
@@ -52,7 +54,7 @@ def driver_hosts(token_map):
 
 
 def _flag(value, default):
-    parsed = parse_bool(value)
+    parsed = config_values.parse_bool(value)
     return default if parsed is None else parsed
 
 

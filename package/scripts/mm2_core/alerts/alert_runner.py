@@ -7,6 +7,7 @@ comes back as UNKNOWN with the reason, because the script runs inside the Ambari
 import importlib
 import os
 import socket
+import sys
 import time
 
 from mm2_core.alerts import alert_config as cfg
@@ -71,9 +72,17 @@ def execute(kind, configurations, parameters, host_name, now=None):
         return UNKNOWN, ["The MirrorMaker 2 %s alert failed: %s: %s" % (kind, e.__class__.__name__, e)]
 
 
+# Each kind's evaluation module (registry: AlertKind.module), imported with the runner, which holds them: an alert
+# reload drops the mm2_core modules, and under Python 2 a dropped module that nothing holds has its globals cleared
+# under the functions still in use (a runner importing them per call met "'NoneType' object is not callable" in
+# config_values once the agent's reload had run: real Ambari 2.7.8, tests/alerts/test_agent_contract.py first).
+_MODULES = dict((kind, importlib.import_module("mm2_core.alerts." + record.module))
+                for kind, record in registry.BY_KIND.items())
+
+
 def _module(record):
-    """The evaluation module of an alert kind (registry: AlertKind.module)."""
-    return importlib.import_module("mm2_core.alerts." + record.module)
+    """The evaluation module of an alert kind."""
+    return _MODULES[record.kind]
 
 
 def thresholds_for(kind, parameters):
@@ -415,3 +424,12 @@ def _replicated_nowhere(kind, snap, token_map, parameters, endpoint, host, flows
         last_seen[name] = now
     _save(path, Result(OK, [], {"replicated_at": last_seen}))
     return nowhere
+
+
+# Every mm2_core module loaded with the runner (its evaluation modules above included), held by it. An alert reload
+# drops the mm2_core modules from sys.modules, and under Python 2 a dropped module that nothing holds has its globals
+# cleared under the functions still in use: a runner that outlives a reload (the agent-contract tests on real Ambari
+# 2.7.8 run the alerts again with the runner they imported first) then met "'NoneType' object is not callable" in
+# config_values and partitions. Holding them keeps each runner's modules whole; a reload gets a runner of its own.
+_HELD = tuple(module for name, module in sorted(sys.modules.items())
+              if name.startswith("mm2_core") and module is not None)
