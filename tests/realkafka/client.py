@@ -84,13 +84,6 @@ def forget(bootstrap):
         p.flush(1)
 
 
-def _result(future, timeout, what):
-    try:
-        return future.result(timeout=timeout)
-    except KafkaException as exc:
-        raise RuntimeError("%s: %s" % (what, exc.args[0] if exc.args else exc))
-
-
 def _partitions(bootstrap, topic, timeout=30):
     """The topic's partition ids, or [] when it does not exist. A topic being created or moving (no leader yet)
     is asked again until it has one, within timeout s."""
@@ -155,15 +148,22 @@ def produce(bootstrap, topic, records, timeout=180):
 
 
 def _list_offsets(bootstrap, topic, spec, timeout):
-    parts = _partitions(bootstrap, topic)
-    if not parts:
-        return {}
-    request = dict((TopicPartition(topic, p), spec) for p in parts)
-    futures = admin(bootstrap).list_offsets(request, request_timeout=timeout)
-    out = {}
-    for tp, future in futures.items():
-        out[tp.partition] = _result(future, timeout, "offsets of %s-%d at %s" % (topic, tp.partition, bootstrap)).offset
-    return out
+    """{partition: offset} by spec; asked again while a partition's leader does not answer (a broker just
+    restarted) until timeout s, then RuntimeError."""
+    deadline = time.monotonic() + timeout
+    while True:
+        parts = _partitions(bootstrap, topic, timeout=timeout)
+        if not parts:
+            return {}
+        request = dict((TopicPartition(topic, p), spec) for p in parts)
+        futures = admin(bootstrap).list_offsets(request, request_timeout=min(30, timeout))
+        try:
+            return dict((tp.partition, future.result(timeout=timeout).offset) for tp, future in futures.items())
+        except KafkaException as exc:
+            if time.monotonic() >= deadline:
+                raise RuntimeError("offsets of %s at %s within %ss: %s"
+                                   % (topic, bootstrap, timeout, exc.args[0] if exc.args else exc))
+            time.sleep(1)
 
 
 def end_offsets(bootstrap, topic, timeout=60):
@@ -275,17 +275,23 @@ def group_offsets(bootstrap, group, timeout=60):
 
 
 def group_description(bootstrap, group, timeout=60):
-    """(state name, number of members) of a group; ("DEAD", 0) for one that does not exist."""
+    """(state name, number of members) of a group; ("DEAD", 0) for one that does not exist. Asked again while the
+    coordinator does not answer (a broker just restarted loads the offsets topic first) until timeout s, then
+    RuntimeError."""
     _count("describe_group")
-    future = admin(bootstrap).describe_consumer_groups([group], request_timeout=timeout)[group]
-    try:
-        desc = future.result(timeout=timeout)
-    except KafkaException as exc:
-        err = exc.args[0] if exc.args else exc
-        if hasattr(err, "code") and err.code() == KafkaError.GROUP_ID_NOT_FOUND:
-            return "DEAD", 0
-        raise RuntimeError("describe group %s at %s: %s" % (group, bootstrap, err))
-    return desc.state.name, len(desc.members)
+    deadline = time.monotonic() + timeout
+    while True:
+        future = admin(bootstrap).describe_consumer_groups([group], request_timeout=min(15, timeout))[group]
+        try:
+            desc = future.result(timeout=timeout)
+            return desc.state.name, len(desc.members)
+        except KafkaException as exc:
+            err = exc.args[0] if exc.args else exc
+            if hasattr(err, "code") and err.code() == KafkaError.GROUP_ID_NOT_FOUND:
+                return "DEAD", 0
+            if time.monotonic() >= deadline:
+                raise RuntimeError("describe group %s at %s within %ss: %s" % (group, bootstrap, timeout, err))
+            time.sleep(1)
 
 
 def commit_group_offsets(bootstrap, group, topic, partition_offsets, timeout=60):

@@ -478,9 +478,13 @@ class KafkaCluster(_ChildJvm):
         Asked again (bounded by `timeout` s) while the coordinator is loading or moving."""
         return client.group_offsets(self.bootstrap, group, timeout=timeout)
 
-    def group_members(self, group):
-        """How many members the group has now (0 when it does not exist)."""
-        return client.group_description(self.bootstrap, group)[1]
+    def group_members(self, group, timeout=20):
+        """How many members the group has now (0 when it does not exist), or -1 while its coordinator does not
+        answer within timeout s (a broker just restarted): neither "some" nor "none", so a poll for either goes on."""
+        try:
+            return client.group_description(self.bootstrap, group, timeout=timeout)[1]
+        except RuntimeError:
+            return -1
 
 
 @contextlib.contextmanager
