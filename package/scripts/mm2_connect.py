@@ -259,13 +259,16 @@ def flow_command(script, params, action):
             raise Fail(u"flow %s: %s" % (flow.name, text(e)))
         wanted = flow_control.TARGET_OF[action]
         deadline = time.time() + FLOW_WAIT_SECONDS
-        while True:
-            state = flow_control.flow_state(client.connectors(), flow.name)
-            if state == wanted or time.time() >= deadline:
+        while True:   # every connector and every task of the flow: a task still RUNNING copies records
+            listing = client.connectors()
+            state = flow_control.flow_state(listing, flow.name)
+            settled = flow_control.flow_settled(listing, flow.name, wanted)
+            if settled or time.time() >= deadline:
                 break
             time.sleep(1)
-        if state != wanted:
-            raise Fail(u"flow %s did not reach %s within %ss (now %s)" % (flow.name, wanted, FLOW_WAIT_SECONDS, state))
+        if not settled:
+            raise Fail(u"flow %s did not reach %s within %ss (now %s; every connector and task must be %s)"
+                       % (flow.name, wanted, FLOW_WAIT_SECONDS, state, wanted))
         _, state_file, _ = healer_paths(params)
         healer = flow_control.HealerState.load(state_file)
         if os.path.exists(state_file):

@@ -161,6 +161,16 @@ def test_flow_resolution_and_transitions():
     assert flow_control.flow_state(listing, "A->B") == "PAUSED"
     assert flow_control.flow_state(listing, "C->B") == "FAILED"
     assert flow_control.flow_state(listing, "D->B") == "MISSING"
+    # a pause reaches the connectors before their tasks: the flow reads PAUSED while a task still copies, and
+    # FLOW_PAUSE waits until every task is PAUSED too (live: 200 records copied after the pause returned)
+    halfway = _listing({"A->B.MirrorSourceConnector": ("PAUSED", ["RUNNING", "PAUSED"]),
+                        "A->B.MirrorCheckpointConnector": ("PAUSED", [])})
+    assert flow_control.flow_state(halfway, "A->B") == "PAUSED"
+    assert not flow_control.flow_settled(halfway, "A->B", "PAUSED")
+    assert flow_control.flow_settled(listing, "A->B", "PAUSED")
+    assert not flow_control.flow_settled(listing, "D->B", "PAUSED")
+    stopped = _listing({"A->B.MirrorSourceConnector": ("STOPPED", [])})
+    assert flow_control.flow_settled(stopped, "A->B", "STOPPED")
 
 
 def test_backoff_is_strimzis_schedule_then_capped():

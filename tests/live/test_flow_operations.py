@@ -243,6 +243,8 @@ def test_topic_regex_changes_live_without_touching_the_other_flow(setup, mpack, 
         assert applied["created"] == [] and applied["deleted"] == []
         wait_count(b, "A." + tnew, N, timeout=180)
         time.sleep(5)
+        # enough samples around the change to see a gap (the harness no longer spends seconds per call: 9 of them)
+        rk.wait_until(lambda: len(samples) >= 12, 60, interval=1, what="12 samples of the metrics")
     finally:
         stop.set()
         producer.join(120)

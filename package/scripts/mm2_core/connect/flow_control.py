@@ -64,15 +64,7 @@ def flow_state(connectors, flow_name):
     """Overall state of a flow from GET /connectors?expand=status: MISSING when none of its connectors exist;
     FAILED when a connector or task failed; else the connectors' common state (PAUSED / STOPPED / RUNNING),
     UNASSIGNED/RESTARTING while Connect is moving them."""
-    states = []
-    for name, entry in (connectors or {}).items():
-        parsed = connect_mode.split_connector_name(name)
-        if not parsed or parsed[0] != flow_name:
-            continue
-        status = (entry or {}).get("status") or {}
-        states.append((status.get("connector") or {}).get("state") or UNASSIGNED)
-        for task in status.get("tasks") or []:
-            states.append(task.get("state") or UNASSIGNED)
+    states = _flow_states(connectors, flow_name)
     if not states:
         return MISSING
     for state in (FAILED, UNASSIGNED, RESTARTING):
@@ -82,6 +74,27 @@ def flow_state(connectors, flow_name):
     if len(connector_states) == 1:
         return connector_states.pop()
     return PAUSED if PAUSED in connector_states else RUNNING
+
+
+def _flow_states(connectors, flow_name):
+    """The states of the flow's connectors and of every task of them, from GET /connectors?expand=status."""
+    states = []
+    for name, entry in (connectors or {}).items():
+        parsed = connect_mode.split_connector_name(name)
+        if not parsed or parsed[0] != flow_name:
+            continue
+        status = (entry or {}).get("status") or {}
+        states.append((status.get("connector") or {}).get("state") or UNASSIGNED)
+        for task in status.get("tasks") or []:
+            states.append(task.get("state") or UNASSIGNED)
+    return states
+
+
+def flow_settled(connectors, flow_name, wanted):
+    """True when every connector of the flow and every task of them is in `wanted`. A pause reaches the connectors
+    before their tasks, and a task still RUNNING copies records: FLOW_PAUSE waits for this, not for flow_state()."""
+    states = _flow_states(connectors, flow_name)
+    return bool(states) and all(state == wanted for state in states)
 
 
 def check_transition(action, state, flow_name):
