@@ -291,6 +291,7 @@ def group_description(bootstrap, group, timeout=60):
                 return "DEAD", 0
             if time.monotonic() >= deadline:
                 raise RuntimeError("describe group %s at %s within %ss: %s" % (group, bootstrap, timeout, err))
+            forget(bootstrap)   # the next try with a fresh admin client
             time.sleep(1)
 
 

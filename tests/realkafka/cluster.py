@@ -346,6 +346,9 @@ class KafkaCluster(_ChildJvm):
             # first start: format; a restart after stop() keeps the data (same ports, same cluster id)
             cluster_id = random_uuid()   # what `kafka-storage.sh random-uuid` prints, without its JVM
             self._run(["kafka-storage.sh", "format", "-t", cluster_id, "-c", config], env=env, timeout=60)
+        # fresh clients for this start: ones made before a stop kept asking the old broker's connections and timed
+        # out after the restart (reh2 and its rerun: the identity failback's describe of a group on A)
+        client.forget(self.bootstrap)
         self._log_mark = self._server_log_mark()
         self._stdout = open(os.path.join(self.dir, "stdout.log"), "a")
         self.process = subprocess.Popen(
