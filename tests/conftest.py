@@ -44,6 +44,13 @@ _setup_path()
 
 PY2 = sys.version_info[0] == 2
 
+# The tests' own Spark JVMs (local sessions, spark-submit, the jobs mm2-verify and VERIFY_REPLICATION submit) start
+# with the client compiler only and the serial collector, as the tests' brokers do (tests/realkafka/cluster.py
+# LEAN_JVM_OPTS): they live seconds on tiny inputs, where C2 and G1 threads are CPU never paid back. spark-submit
+# gives SPARK_SUBMIT_OPTS to the driver's JVM; an operator's own setting wins.
+LEAN_SPARK_SUBMIT_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+os.environ.setdefault("SPARK_SUBMIT_OPTS", LEAN_SPARK_SUBMIT_OPTS)
+
 # Each test's CPU and the JVM guard (tests/cost_report.py): hooks taken in here.
 from cost_report import pytest_configure, pytest_sessionfinish, pytest_terminal_summary  # noqa: E402,F401
 try:
@@ -183,3 +190,21 @@ def installed_wheel(tmp_path_factory):
     tests/newcomer and tests/tools/test_wheel.py share it. Python 3 only."""
     import wheel_install
     return wheel_install.build_and_install(tmp_path_factory.mktemp("wheel"), pytest.skip)
+
+
+@pytest.fixture(scope="session")
+def kafka_pool(tmp_path_factory):
+    """The test process's shared real Kafka clusters (tests/realkafka/cluster.py ClusterPool):
+    kafka_pool("a", "b") -> {name: KafkaCluster} of the run's Kafka, kafka_pool("a", "b", home=<distribution>) of
+    another version; started when first asked, all stopped by pid at the end of the session (also on failure). Each
+    test isolates itself by topic, group and alias names. Python 3 only."""
+    from realkafka import cluster as rk
+    reason = rk.skip_reason()
+    if reason:
+        pytest.skip(reason)
+    rk.interrupt_on_sigterm()
+    pool = rk.ClusterPool(tmp_path_factory.mktemp("kafka-pool"))
+    try:
+        yield pool.get
+    finally:
+        pool.close()

@@ -21,6 +21,9 @@ from mm2_core.kafkatools import commands as kafka_commands, output as kafka_outp
 from mm2_core.rendering import render as mm2_render
 
 TOOL_HEAP = "-Xmx512m"
+# A tool lives seconds: the client compiler only and the serial collector, instead of Kafka's default C2 and G1
+# whose threads are CPU a short run never pays back (benchmarks/tool_jvm_bench.py; kafka-run-class.sh reads it)
+TOOL_JVM_OPTS = "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.awt.headless=true"
 TOOL_KILL_GRACE = 10   # seconds between the TERM and the KILL of a tool that overran
 RECENT_RECORDS = 200          # per partition: heartbeats/s x herders, minutes of them
 RECENT_WINDOW_SECONDS = 60    # before Kafka 3.0: how long a read from the beginning may take
@@ -145,6 +148,7 @@ class KafkaCli(object):
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home,
                "USER": native(self.params.mm2_user), "LOGNAME": native(self.params.mm2_user),
                "JAVA_HOME": native(self.params.mm2_java_home or ""), "KAFKA_HEAP_OPTS": TOOL_HEAP,
+               "KAFKA_JVM_PERFORMANCE_OPTS": TOOL_JVM_OPTS,
                # mm2-env.sh's KAFKA_OPTS carries the exporter agent of the MM2 process; its -D system
                # properties (krb5.conf, JAAS, TLS) do apply: the tools log in as MM2 does
                "KAFKA_OPTS": native(" ".join(kafka_tools.tool_system_properties(self.params.mm2_jvm_opts)))}

@@ -1,7 +1,7 @@
 """Latency and lag alerts when the target cluster of a flow is down.
 
 A real MM2 (3.9) whose target is stopped does one of two things, and which one varies from run to run
-(seen in tests/e2e/test_one_way_dr.py):
+(seen in tests/e2e/test_one_way_dr.py on 3.9, then in tests/versions/test_lifecycle.py's fault step):
 - its herder loses the flow's Connect group on the target: the herder stays up (app-info and start
   time still exported) but its connectors and tasks are unassigned, so every replication partition and
   consumer metric of the flow vanishes (_target_down: herders up, no connector/task/partition beans);

@@ -3,10 +3,13 @@ import copy
 
 import pytest
 
+import examples_support
+
 from mm2_core.config import local_kafka
 from mm2_core.config.problems import ConfigError
 from mm2_core.formats import javaprops
-from mm2_core.model import parse, topology
+from mm2_core.kafka import versions
+from mm2_core.model import parse, placement, topology
 from mm2_core.rendering import render
 
 HOST = "mm2-1.example.com"
@@ -176,6 +179,40 @@ def test_disabled_flow_is_written_disabled():
     p = props(r)
     assert p["a->b.enabled"] == "false" and "a->b.tasks.max" not in p
     assert r.topology.targets() == []
+
+
+def _herders(version, custom=None):
+    """The herder pairs MM2 of this version creates (MirrorMakerConfig.clusterPairs) from the rendered file of the
+    shipped aggregation example: 4 clusters, 3 flows into central."""
+    cfg, _ = examples_support.load_example("aggregation-three-into-one")
+    cfg.setdefault("kafka-mm2-custom", {}).update(custom or {})
+    r = rendered(version, cfg)
+    p = props(r)
+    heartbeats = p.get("emit.heartbeats.enabled", "true")
+    pairs = placement.herder_pairs([a.strip() for a in p["clusters"].split(",")],
+                                   [(f.source, f.target) for f in r.topology.enabled_flows],
+                                   versions.KafkaVersion.parse(version).key,
+                                   lambda s, t: p.get("%s->%s.emit.heartbeats.enabled" % (s, t), heartbeats) != "false")
+    return set(pairs), p
+
+
+def test_three_into_one_runs_only_the_flows_and_their_heartbeat_herders():
+    """MM2 would create 12 herders (every ordered pair emits heartbeats); the flows and the reverse pairs that write
+    each source's heartbeats (central->emea's herder writes into emea what emea->central carries as
+    emea.heartbeats) are the 6 that work; the rest are turned off."""
+    flows = {("emea", "central"), ("apac", "central"), ("amer", "central")}
+    pairs, p = _herders("3.9.0")
+    assert pairs == flows | set((t, s) for s, t in flows)
+    assert p["emea->apac.emit.heartbeats.enabled"] == "false" and "central->emea.emit.heartbeats.enabled" not in p
+    # before KAFKA-10710 (2.7.1) every pair had a herder whatever it emitted: nothing written there
+    pairs, p = _herders("2.6.3")
+    assert len(pairs) == 12 and not [k for k in p if k.endswith(".emit.heartbeats.enabled")]
+    # an operator's own setting for a pair wins
+    pairs, p = _herders("3.9.0", {"emea->apac.emit.heartbeats.enabled": "true"})
+    assert ("emea", "apac") in pairs and p["emea->apac.emit.heartbeats.enabled"] == "true"
+    assert ("apac", "emea") not in pairs
+    # two clusters (one-way, active-active): every pair works
+    assert not [k for k in props(rendered("3.9.0")) if k.endswith(".emit.heartbeats.enabled")]
 
 
 # --- exactly-once ------------------------------------------------------------------------------

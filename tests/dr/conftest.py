@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from e2e.conftest import _interrupt_on_sigterm, drivers, mpack, require_line  # noqa: F401 (fixtures)
+from e2e.conftest import drivers, mpack, require_line  # noqa: F401 (fixtures)
 from realkafka import cluster as rk
 
 # Case name -> the test it selects: test_failover.py's parametrize ids, and test_silent_loss.py.
@@ -52,7 +52,7 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture
 def own_clusters(tmp_path):
     """own_clusters("a", "b") -> {name: KafkaCluster} started for this case; stopped by pid at teardown."""
-    _interrupt_on_sigterm()
+    rk.interrupt_on_sigterm()
     reason = rk.skip_reason()
     started = []
 

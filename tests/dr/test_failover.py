@@ -26,6 +26,7 @@ from mm2_core.config import names
 from realkafka import cluster as rk
 
 CASES = [("2.7.8", "identity"), ("trunk", "prefixed"), ("trunk", "identity")]
+DRILL_POLICY = "prefixed"   # the drill and the failback's mm2-verify run in this policy's case only
 T0 = [time.time()]
 STARTED = []   # console producers and consumers of a case: stopped by pid at its teardown, also when it fails
 
@@ -149,7 +150,10 @@ def test_failover_with_a_real_consumer_group(line, policy, mpack, own_clusters, 
     group = "app-%s" % topic
     a.create_topic(topic, partitions=2)
     conf = agent.simple_configurations("A", "B", a.bootstrap, b.bootstrap, policy=policy)
-    conf[names.REPLICATION].update({"topics": topic, "refresh.groups.interval.seconds": "10"})
+    # groups found and checkpoints written within seconds (MM2's defaults: 10 min and 60 s), so each gate, the
+    # failback's above all, is READY at one of its first checks: each check is a dozen Kafka tool JVMs
+    conf[names.REPLICATION].update({"topics": topic, "refresh.groups.interval.seconds": "10",
+                                    "emit.checkpoints.interval.seconds": "5"})
     d = drivers.new(mpack, line, tmp_path, configurations=conf)
     backend = DriverBackend(d)
     for command in ("INSTALL", "START"):
@@ -195,14 +199,16 @@ def test_failover_with_a_real_consumer_group(line, policy, mpack, own_clusters, 
     assert g["skipped"] == 0, g
     step("gate READY: group %s would re-read %d" % (group, g["reread"]))
 
-    # -- a drill on a shadow group of a group that is behind (half way): the group itself is not touched
-    history = str(tmp_path / "drills.jsonl")
-    before = b.group_offsets(slow)
-    assert dr.drill(backend, "A->B", [slow], 50, history, print) == 0
-    (run,) = dr.read_history(history)
-    drilled = run["groups"][slow]
-    assert drilled["records_read"] == 50 and drilled["skipped"] == 0 and drilled["rto_seconds"] > 0, drilled
-    assert b.group_offsets(slow) == before and b.group_offsets(drilled["shadow"]) == {}
+    # -- a drill on a shadow group of a group that is behind (half way): the group itself is not touched. One
+    # policy proves it (the drill reads the target the same way under both); the identity case goes on directly.
+    if policy == DRILL_POLICY:
+        history = str(tmp_path / "drills.jsonl")
+        before = b.group_offsets(slow)
+        assert dr.drill(backend, "A->B", [slow], 50, history, print) == 0
+        (run,) = dr.read_history(history)
+        drilled = run["groups"][slow]
+        assert drilled["records_read"] == 50 and drilled["skipped"] == 0 and drilled["rto_seconds"] > 0, drilled
+        assert b.group_offsets(slow) == before and b.group_offsets(drilled["shadow"]) == {}
 
     # -- mid-stream: writes resume, the group keeps consuming, A's broker stops
     producer = Producer(a, topic, "m")
@@ -290,8 +296,11 @@ def test_failover_with_a_real_consumer_group(line, policy, mpack, own_clusters, 
 
     # -- failback: the reverse flow copies what was written on B, the group moves back to A and resumes there
     fb_state = dr.StateFile(str(tmp_path / "failback-state.json"), "failback")
+    # mm2-verify of the flows the failback ran: under the prefixed policy both directions (a Spark job each);
+    # the identity case's B->A is the same job on the same kind of flow, proven once
     fb_opts = {"groups": [group], "policy": backend.policy(), "restore": "original", "gate_timeout": 900,
-               "gate_interval": 10, "thresholds": {}, "verify": spark is not None, "stop_flow": False,
+               "gate_interval": 10, "thresholds": {}, "verify": spark is not None and policy == DRILL_POLICY,
+               "stop_flow": False,
                "boundary": None, "not_after": None}
     if policy == "identity":
         fb_opts["boundary"], fb_opts["not_after"] = dr.boundary_from(state.path, "A->B")

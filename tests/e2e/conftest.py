@@ -1,6 +1,5 @@
 """Fixtures of the end-to-end suites: the mpack built once per session, drivers cleaned up by pid."""
 import os
-import signal
 
 import pytest
 
@@ -18,42 +17,6 @@ def require_line(line):
     reason = agent.line_skip_reason(line)
     if reason:
         pytest.skip(reason)
-
-
-def _interrupt_on_sigterm():
-    """`timeout` (CI, a developer) sends SIGTERM: turn it into KeyboardInterrupt, so pytest still runs the
-    finalizers that stop our brokers and MM2 JVMs by pid (otherwise they outlive the run)."""
-    def handler(signum, frame):
-        raise KeyboardInterrupt("SIGTERM")
-    if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
-        signal.signal(signal.SIGTERM, handler)
-
-
-@pytest.fixture(scope="session")
-def kafka_pool(tmp_path_factory):
-    """Real one-node clusters shared by the cases (each case uses its own topics):
-    kafka_pool("a", "b") -> {name: KafkaCluster}, starting the missing ones in parallel; all stopped by pid at
-    the end of the session (also on failure)."""
-    _interrupt_on_sigterm()
-    reason = rk.skip_reason()
-    workdir = str(tmp_path_factory.mktemp("kafka"))
-    started = {}
-
-    def get(*names):
-        if reason:
-            pytest.skip(reason)
-        missing = [rk.KafkaCluster(n, workdir) for n in names if n not in started]
-        for cluster in missing:
-            started[cluster.name] = cluster
-            cluster.start(wait=False)
-        for cluster in missing:
-            cluster.wait_started()
-        return dict((n, started[n]) for n in names)
-    try:
-        yield get
-    finally:
-        for cluster in started.values():
-            cluster.close()
 
 
 @pytest.fixture

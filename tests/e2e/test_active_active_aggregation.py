@@ -119,6 +119,11 @@ def test_three_into_one_aggregation(mpack, kafka_pool, drivers, tmp_path):
     check = ok(d.service_check(), "SERVICE_CHECK")
     for alias, _ in sources:
         assert "%s->D: marker produced" % alias in check.output
-    check_status(d, ["A->D", "B->D", "C->D"])
+    check_status(d, ["A->D", "B->D", "C->D"])   # every flow's heartbeats, written into its source by D->source
+    # the herders MM2 runs: the flows and the reverse pairs that write each source's heartbeats, 6 of the 12 ordered
+    # pairs (the rest rendered emit.heartbeats.enabled=false). A herder keeps its Connect configs on its target in
+    # mm2-configs.<source>.internal: on C only D->C's, none of A->C or B->C.
+    on_c = sorted(t for t in clusters["c"].topics() if t.startswith("mm2-configs."))
+    assert on_c == ["mm2-configs.D.internal"], on_c
     ok(d.run("STOP"), "STOP")
     assert d.mm2_pids() == []

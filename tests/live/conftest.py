@@ -3,7 +3,7 @@ import uuid
 
 import pytest
 
-from e2e.conftest import drivers, kafka_pool, mpack, require_line  # noqa: F401
+from e2e.conftest import drivers, mpack, require_line  # noqa: F401 (kafka_pool: tests/conftest.py)
 from realkafka import cluster as rk
 
 

@@ -508,6 +508,56 @@ def kafka_clusters(workdir, names=("a", "b"), **kwargs):
             thread.join(90)
 
 
+class ClusterPool(object):
+    """The test process's shared clusters (the `kafka_pool` fixture, tests/conftest.py): get("a", "b") -> {name:
+    KafkaCluster} of the run's Kafka, or of the distribution at home=, starting the missing ones in parallel and any
+    a test left stopped. One distribution's clusters at a time: asking for another stops the previous ones first
+    (never two versions' brokers at once; a caller orders its tests by version). A test isolates itself by its
+    topic, group and cluster-alias names; only tests that need other listeners or that leave a broker broken start
+    clusters of their own."""
+
+    def __init__(self, workdir):
+        self.workdir = str(workdir)
+        self.home = None
+        self.started = {}
+
+    def get(self, *names, **kwargs):
+        home = kwargs.pop("home", None) or kafka_home()
+        if kwargs:
+            raise TypeError("unknown arguments %s" % sorted(kwargs))
+        if home != self.home:
+            self.close()
+            self.home = home
+        missing = [KafkaCluster(n, os.path.join(self.workdir, os.path.basename(home.rstrip("/"))), home=home)
+                   for n in names if n not in self.started]
+        for cluster in missing:
+            self.started[cluster.name] = cluster
+        starting = missing + [self.started[n] for n in names if n in self.started and
+                              self.started[n] not in missing and not self.started[n].running()]
+        for cluster in starting:
+            cluster.start(wait=False)
+        for cluster in starting:
+            cluster.wait_started()
+        return dict((n, self.started[n]) for n in names)
+
+    def close(self):
+        threads = [threading.Thread(target=lambda c=c: c.close()) for c in self.started.values()]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(90)
+        self.started = {}
+
+
+def interrupt_on_sigterm():
+    """`timeout` (CI, a developer) sends SIGTERM: turn it into KeyboardInterrupt, so pytest still runs the
+    finalizers that stop our brokers and MM2 JVMs by pid (otherwise they outlive the run)."""
+    def handler(signum, frame):
+        raise KeyboardInterrupt("SIGTERM")
+    if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
+        signal.signal(signal.SIGTERM, handler)
+
+
 class MirrorMaker(_ChildJvm):
     """MM2 started by hand with connect-mirror-maker.sh (what an operator would run), stopped by its pid.
 

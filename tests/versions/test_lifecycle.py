@@ -17,8 +17,10 @@ run one after the other), one sequence through the built mpack's scripts as the 
    CONFIGURE with exactly-once refuse, naming the version and the fix.
 
 MM2_TEST_KAFKA_VERSIONS picks the versions (versions/conftest.py: CI default 2.8.2 and the newest 4.x; tests/e2e runs
-the same case set on the default 3.9). Per-step times are printed (-s), never asserted.
+the case set under Ambari 2.7.8 and the identity policy on the default 3.9). The clusters of a version are the
+session's (kafka_pool), shared with test_logged_config.py. Per-step times are printed (-s), never asserted.
 """
+import contextlib
 import concurrent.futures
 import os
 import re
@@ -149,7 +151,7 @@ def _prerequisites(name):
 
 
 @pytest.mark.parametrize("name", matrix_versions())
-def test_case_set_on_the_version(name, mpack, drivers, tmp_path):
+def test_case_set_on_the_version(name, mpack, drivers, kafka_pool, tmp_path):
     reason = _prerequisites(name)
     if reason:
         pytest.skip(reason)
@@ -157,7 +159,7 @@ def test_case_set_on_the_version(name, mpack, drivers, tmp_path):
     assert home, rk.dist_problem(name)
     version = rk.installed_version(home)
     steps = Steps(version)
-    with rk.kafka_clusters(tmp_path / "kafka", ("a", "b"), home=home) as clusters:
+    with contextlib.nullcontext(kafka_pool("a", "b", home=home)) as clusters:   # one pair per version: both files
         a, b = clusters["a"], clusters["b"]
         assert a.zookeeper == (version < "3")
         steps("clusters (%s)" % ("ZooKeeper" if a.zookeeper else "KRaft"))

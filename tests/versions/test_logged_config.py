@@ -25,6 +25,7 @@ test also asks that every rendered key appears, with the value we rendered, in a
 The rendered configuration turns on what the version has: consumer offset sync (2.7+), exactly-once with the
 internal REST server (3.5+).
 """
+import contextlib
 import re
 import sys
 import time
@@ -73,7 +74,7 @@ def _assert_distribution(name, home):
 
 
 @pytest.mark.parametrize("name", all_versions())
-def test_distribution_replicates_and_ignores_no_rendered_key(name, mpack, drivers, tmp_path):
+def test_distribution_replicates_and_ignores_no_rendered_key(name, mpack, drivers, kafka_pool, tmp_path):
     reason = dists.skip_reason(name) or agent.line_skip_reason(FULL_LINE)
     if reason:
         pytest.skip(reason)
@@ -82,7 +83,7 @@ def test_distribution_replicates_and_ignores_no_rendered_key(name, mpack, driver
     home = rk.kafka_home(name)
     assert home, rk.dist_problem(name)
     version = _assert_distribution(name, home)
-    with rk.kafka_clusters(tmp_path / "kafka", ("a", "b"), home=home) as clusters:
+    with contextlib.nullcontext(kafka_pool("a", "b", home=home)) as clusters:   # one pair per version: both files
         a, b = clusters["a"], clusters["b"]
         assert a.zookeeper == (version < "3")
         topic = "orders"
@@ -100,7 +101,8 @@ def test_distribution_replicates_and_ignores_no_rendered_key(name, mpack, driver
         broker_log = a.server_log_text()   # with the hourly-rolled files: a run across hh:00 has its start in server.log.<hour>
         assert "Kafka version: %s" % version in broker_log or "Kafka version : %s" % version in broker_log
 
-        conf = agent.simple_configurations("A", "B", a.bootstrap, b.bootstrap)
+        # aliases of their own: test_lifecycle ran its A->B on the same pair of this version just before
+        conf = agent.simple_configurations("S", "T", a.bootstrap, b.bootstrap)
         conf[names.REPLICATION].update({"topics": topic})
         if versions.supports(version, versions.OFFSET_SYNC):
             conf[names.REPLICATION].update({"sync.group.offsets.enabled": "true",
@@ -109,16 +111,16 @@ def test_distribution_replicates_and_ignores_no_rendered_key(name, mpack, driver
             conf[names.REPLICATION].update({"exactly.once.enabled": "true"})
         # client overrides per cluster: the producer's reach the workers' producers on every version, the consumer's
         # and admin's MM2's replication clients from 2.8 (before, the mpack writes them per flow only)
-        conf[names.CUSTOM] = {"B.producer.buffer.memory": "65536", "A.consumer.max.poll.records": "421",
-                              "A.admin.request.timeout.ms": "45123"}
+        conf[names.CUSTOM] = {"T.producer.buffer.memory": "65536", "S.consumer.max.poll.records": "421",
+                              "S.admin.request.timeout.ms": "45123"}
         d = drivers.new(mpack, FULL_LINE, tmp_path / "trunk", configurations=conf, metrics=False)
         d.env["kafka_home"] = home
         run = d.run("CONFIGURE")
         assert run.exit_code == 0, run.output[-4000:]
         with open(d.properties_file) as fh:
             properties = fh.read()
-        rendered = _run_until_copied(tmp_path / "rendered", properties, home, a, b, topic, "A." + topic,
-                                     "A.checkpoints.internal")
+        rendered = _run_until_copied(tmp_path / "rendered", properties, home, a, b, topic, "S." + topic,
+                                     "S.checkpoints.internal")
 
     for log in (baseline, rendered):
         assert re.search(r"Kafka version: %s\b" % re.escape(version), log), log[-3000:]
@@ -126,9 +128,9 @@ def test_distribution_replicates_and_ignores_no_rendered_key(name, mpack, driver
     old, new = logged_config.message_forms(baseline)
     assert (old > 0, new > 0) == ((True, False) if version < "3.4" else (False, True)), (old, new)
     assert logged_config.config_dumps(rendered), rendered[-3000:]
-    result = logged_config.ignored_keys(rendered, baseline, properties, ("A", "B"))
+    result = logged_config.ignored_keys(rendered, baseline, properties, ("S", "T"))
     _report(version, result)
     assert result["ignored"] == {}, "Kafka %s ignores keys the mpack rendered (reported as unknown, read by " \
                                     "nothing): %s" % (version, result["ignored"])
     # and no key is dropped without a word: every rendered key is in a config the process logged, with our value
-    assert logged_config.unread_keys(rendered, properties, ("A", "B")) == {}, properties
+    assert logged_config.unread_keys(rendered, properties, ("S", "T")) == {}, properties

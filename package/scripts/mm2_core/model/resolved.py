@@ -15,7 +15,7 @@ checkpoint and offset-sync flags, the replication settings as this Kafka version
 (``FlowSettings.values``, and ``entries``: the ``<src>-><tgt>.K`` keys where the flow differs from the
 top level), the cluster-level settings of each cluster (``cluster_entries``), the top-level ones
 (``settings``), and which herder pairs exist (a pair that is no flow still gets a herder when it emits
-heartbeats, KAFKA-10710). The renderer writes these answers as they are; the advisor's placement checks,
+heartbeats, KAFKA-10710; ``quiet_pairs``: the pairs whose heartbeats no flow carries, turned off). The renderer writes these answers as they are; the advisor's placement checks,
 the agent and the alerts read them too; none of them ranks the places again.
 """
 from mm2_core.config import names, schema
@@ -253,6 +253,36 @@ class Resolved(object):
         self.flows = [FlowSettings(topo, flow) for flow in topo.enabled_flows]
         self.by_name = dict((f.name, f) for f in self.flows)
         self.driver_targets = list(topo.driver_targets)
+        self.quiet_pairs = self._quiet_pairs(topo)
+
+    def _quiet_pairs(self, topo):
+        """The pairs (source, target) whose herder would only emit heartbeats nobody reads: no enabled flow, and
+        not the reverse of one (the herder B->A writes into A the heartbeats the flow A->B carries to B as
+        A.heartbeats). MM2 creates a herder for every ordered pair that emits heartbeats (KAFKA-10710): with 4
+        clusters and 3 flows into one, 12 herders where 6 do the work, with N clusters N x (N - 1). Turned off
+        with <src>-><tgt>.emit.heartbeats.enabled=false where the version creates herders only for enabled or
+        heartbeat pairs, and where the operator did not set that key for the pair."""
+        if not versions.supports(self.version, versions.HERDERS_FOR_ENABLED_PAIRS):
+            return []
+        working = set()
+        for flow in topo.enabled_flows:
+            working.update([(flow.source, flow.target), (flow.target, flow.source)])
+        quiet = []
+        for source in topo.aliases:
+            for target in topo.aliases:
+                pair = (source, target)
+                if source == target or pair in working or \
+                        "%s->%s.%s" % (source, target, EMIT_HEARTBEATS) in topo.custom:
+                    continue
+                if pair_flag(topo, source, target, EMIT_HEARTBEATS):
+                    quiet.append(pair)
+        return quiet
+
+    def quiet_pair_entries(self):
+        """<src>-><tgt>.emit.heartbeats.enabled=false for each quiet pair (see _quiet_pairs)."""
+        origin = (names.CLUSTERS, "topology.mode")
+        return [Entry("%s->%s.%s" % (source, target, EMIT_HEARTBEATS), "false", origin)
+                for source, target in self.quiet_pairs]
 
     def _top_entries(self, topo):
         origins, R = topo.setting_origins, names.REPLICATION
@@ -308,6 +338,8 @@ class Resolved(object):
         settings = self.by_name.get("%s->%s" % (source, target))
         if settings is not None:
             return settings.emit_heartbeats
+        if (source, target) in self.quiet_pairs:
+            return False
         return pair_flag(self.topology, source, target, EMIT_HEARTBEATS)
 
 

@@ -198,6 +198,10 @@ def _render_entries(answers, hostname):
         out.put(flow.name + ".enabled", "true" if flow.enabled else "false", flow.origin)
         if flow.enabled:
             _flow_entries(out, flow, next(flows))
+    quiet = answers.quiet_pair_entries()
+    if quiet:
+        out.comment("pairs that are no flow and carry no flow's heartbeats: no herder (KAFKA-10710)")
+        _put_all(out, quiet)
     out.comment("replication settings of every flow (a flow's own values are above)")
     _put_all(out, answers.settings)
     if answers.internal_rest:
