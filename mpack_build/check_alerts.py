@@ -4,7 +4,11 @@ import io
 import os
 import re
 
+from . import json_schema
 from .ambari_rules import ALERT_SOURCE_TYPES
+
+TELEMETRY_SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas",
+                                "ambari-3.1-telemetry.schema.json")
 
 
 class AlertChecks(object):
@@ -39,28 +43,31 @@ class AlertChecks(object):
                                                              else "differs from"))
 
     def check_telemetry(self):
-        """telemetry.json (Ambari 3.1): a format the contract knows, a plain path, and endpoint properties that
-        exist in the service's configuration (the server reads the port and the HTTPS switch from them)."""
+        """telemetry.json (Ambari 3.1): conforms to the schema derived from Ambari's own reader of the file
+        (mpack_build/schemas/ambari-3.1-telemetry.schema.json), names the service's component, and each
+        configuration reference it holds is a property of the service's configuration (the server reads the
+        port and the HTTPS switch from them)."""
         rel = self.core.service_dir + "/telemetry.json"
         if not os.path.isfile(self.layout.path(rel)) or not self._parsable(rel):
             return
         src = self.json(rel)
-        for component in (src.obj.get("components") or []) if isinstance(src.obj, dict) else []:
-            name = component.get("name")
-            line = src.line_of('"%s"' % name)
+        for pointer, message in json_schema.problems(src.obj, json_schema.load(TELEMETRY_SCHEMA)):
+            key = pointer.rstrip("/").rsplit("/", 1)[-1]
+            self.add(rel, src.line_of('"%s"' % key) if key else 1, "%s %s (Ambari 3.1's telemetry descriptor, "
+                     "mpack_build/schemas/%s)" % (pointer, message, os.path.basename(TELEMETRY_SCHEMA)))
+        components = src.obj.get("components") if isinstance(src.obj, dict) else None
+        for name, component in sorted(components.items()) if isinstance(components, dict) else []:
             if name != self.names.COMPONENT:
-                self.add(rel, line, "telemetry for %r: the service's component is %s" % (name, self.names.COMPONENT))
-            if component.get("format") not in ("prometheus_text", "jmx_json"):
-                self.add(rel, line, "format %r: Ambari 3.1 knows prometheus_text and jmx_json" % component.get("format"))
-            path = component.get("path") or ""
-            if not path.startswith("/") or ".." in path or "?" in path or "://" in path:
-                self.add(rel, line, "path %r must be a plain absolute path such as /metrics" % path)
-            for part, entry in sorted((component.get("endpoint") or {}).items()):
-                ref = (entry or {}).get("property") or ""
-                config_type, _, prop = ref.partition("/")
+                self.add(rel, src.line_of('"%s"' % name), "telemetry for %r: the service's component is %s"
+                         % (name, self.names.COMPONENT))
+            endpoint = component.get("endpoint") if isinstance(component, dict) else None
+            for part, ref in sorted((endpoint or {}).items()) if isinstance(endpoint, dict) else []:
+                if not isinstance(ref, dict):
+                    continue
+                config_type, prop = ref.get("configType"), ref.get("property")
                 if not self.core.has_property(config_type, prop):
-                    self.add(rel, src.line_of('"%s"' % ref), "endpoint.%s names %r, which is not a property of the "
-                             "service's configuration (type/name)" % (part, ref))
+                    self.add(rel, src.line_of('"%s"' % prop), "endpoint.%s names %s/%s, which is not a property "
+                             "of the service's configuration" % (part, config_type, prop))
 
     def check_alerts(self):
         rel = self.core.service_dir + "/alerts.json"

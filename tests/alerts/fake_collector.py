@@ -1,22 +1,42 @@
-"""A strict local Ambari Metrics collector: POST /ws/v1/timeline/metrics on 127.0.0.1, checked as the real one
-parses it (apache/ambari-metrics: TimelineWebServices.postMetrics consumes application/json into TimelineMetrics,
-{"metrics": [TimelineMetric]}; TimelineMetric's JAXB names metricname, appid, instanceid, hostname, timestamp,
-starttime, type, units, metrics (TreeMap<Long, Double>), metadata (HashMap<String, String>); Jackson fails on any
-other field; postMetrics calls getAppId().equals(...), so a null appid is a server error).
-Answers 200 {"errors": []} and keeps what it took; 400/415/500 with the reason otherwise."""
+"""A strict local Ambari Metrics collector: POST /ws/v1/timeline/metrics on 127.0.0.1 (Python 2.7 and 3).
+
+Its rules are the real collector's (apache/ambari-metrics at b1ac7d78d73818ae896bff279ef7d3f27ef76741):
+- ambari-metrics-timelineservice/src/main/java/org/apache/ambari/metrics/webapp/TimelineWebServices.java,
+  postMetrics: @Consumes application/json (else 415); the body is read into TimelineMetrics by Jackson 1
+  (AMSWebApp binds YarnJacksonJaxbJsonProvider: JAXB names, unknown properties fail); any exception while
+  storing is answered 500 ("Error saving metrics."); success is a TimelinePutResponse, {"errors": []}.
+- ambari-metrics-common/src/main/java/org/apache/hadoop/metrics2/sink/timeline/TimelineMetrics.java: one
+  field, "metrics" (List<TimelineMetric>); TimelineMetric.java: metricname, appid, instanceid, hostname, type,
+  units (String), timestamp, starttime (primitive long), metrics (TreeMap<Long, Double>), metadata
+  (HashMap<String, String>). A body Jackson cannot map (other keys, other types) is answered 400.
+- ambari-metrics-timelineservice/.../core/timeline/PhoenixHBaseAccessor.java: insertMetricRecordsWithMetadata
+  calls tm.getAppId().equals(...) on every record (a null appid: NullPointerException, 500); commitMetrics
+  writes a record only when it has values (count of values != 0) and a UUID, which needs the metric name and
+  the host name (TimelineMetricMetadataManager.getUuid), at its starttime (the row's time).
+What the real collector takes with 200 but never stores (no values, no host name, starttime 0 or missing,
+which Jackson reads as 0 for a primitive long) the fake also answers 200, lists in `dropped` and keeps out of
+`posts`, so a test reading `posts` sees what a graph would show.
+Deliberately stricter than Jackson 1: a number sent as a JSON string, or a float for a long, is refused (the
+real one coerces), so the sender is held to the model's types.
+"""
 import json
-import threading
+import re
+
+from local_server import LocalServer
 
 try:
-    from BaseHTTPServer import BaseHTTPRequestHandler, HTTPServer
-    from SocketServer import ThreadingMixIn
+    from BaseHTTPServer import BaseHTTPRequestHandler
 except ImportError:
-    from http.server import BaseHTTPRequestHandler, HTTPServer
-    from socketserver import ThreadingMixIn
+    from http.server import BaseHTTPRequestHandler
 
 PATH = "/ws/v1/timeline/metrics"
-RECORD_FIELDS = {"metricname": "str", "appid": "str", "instanceid": "str", "hostname": "str", "timestamp": "long",
-                 "starttime": "long", "type": "str", "units": "str", "metrics": "values", "metadata": "strmap"}
+# TimelineMetric's JAXB names and Java types
+RECORD_FIELDS = {"metricname": "String", "appid": "String", "instanceid": "String", "hostname": "String",
+                 "timestamp": "long", "starttime": "long", "type": "String", "units": "String",
+                 "metrics": "TreeMap<Long,Double>", "metadata": "HashMap<String,String>"}
+BATCH_FIELDS = {"metrics": "List<TimelineMetric>"}
+_LONG_TEXT = re.compile(r"^[+-]?[0-9]+$")   # Long.parseLong, which reads the TreeMap's keys
+_LONG_RANGE = (-2 ** 63, 2 ** 63 - 1)
 try:
     _STR = (str, unicode)  # noqa: F821 (Python 2)
     _INT = (int, long)  # noqa: F821
@@ -25,60 +45,69 @@ except NameError:
     _INT = (int,)
 
 
-def _is_long_text(key):
-    try:
-        int(key)
-        return str(int(key)) == key
-    except ValueError:
-        return False
+def _is_long(value):
+    return isinstance(value, _INT) and not isinstance(value, bool) and _LONG_RANGE[0] <= value <= _LONG_RANGE[1]
+
+
+def _type_problem(kind, value):
+    """Why Jackson (held to the declared type) cannot map value into a field of this Java type, or None."""
+    if value is None:
+        return None   # a null object field; a primitive long reads as 0 (judged by the storing rules)
+    if kind == "String":
+        return None if isinstance(value, _STR) else "is not a string"
+    if kind == "long":
+        return None if _is_long(value) else "is not a long"
+    if kind == "HashMap<String,String>":
+        ok = isinstance(value, dict) and all(isinstance(v, _STR) or v is None for v in value.values())
+        return None if ok else "is not a map of strings"
+    if not isinstance(value, dict):   # TreeMap<Long,Double>
+        return "is not an object"
+    for key, number in value.items():
+        if not (_LONG_TEXT.match(key) and _is_long(int(key))):
+            return "key %r is not a long" % key
+        if number is None or isinstance(number, bool) or not isinstance(number, _INT + (float,)):
+            return "[%s] is not a number" % key
+    return None
+
+
+def verdict(obj):
+    """(status, refusals, dropped) as the real collector would answer the parsed body: 400 when Jackson cannot
+    map it, 500 when storing throws, else 200 and {index: why} of the records it would not store."""
+    if not isinstance(obj, dict):
+        return 400, ["the body is not a JSON object"], {}
+    refused = ["unknown field %r of TimelineMetrics" % k for k in obj if k not in BATCH_FIELDS]
+    records = obj.get("metrics")
+    if records is not None and not isinstance(records, list):
+        return 400, refused + ["'metrics' is not a list"], {}
+    for i, rec in enumerate(records or []):
+        if not isinstance(rec, dict):
+            refused.append("metrics[%d] is not an object" % i)
+            continue
+        for key, value in sorted(rec.items()):
+            problem = _type_problem(RECORD_FIELDS[key], value) if key in RECORD_FIELDS else None
+            if key not in RECORD_FIELDS:
+                refused.append("metrics[%d]: unknown field %r of TimelineMetric" % (i, key))
+            elif problem:
+                refused.append("metrics[%d].%s %s" % (i, key, problem))
+    if refused:
+        return 400, refused, {}
+    failing = ["metrics[%d] has no %s (the store throws)" % (i, field) for i, rec in enumerate(records or [])
+               for field in ("appid", "metricname") if not rec.get(field)]
+    if failing:
+        return 500, failing, {}
+    dropped = {}
+    for i, rec in enumerate(records or []):
+        why = [w for w, bad in (("no values", not rec.get("metrics")), ("no hostname", not rec.get("hostname")),
+                                ("starttime 0 or missing", not rec.get("starttime"))) if bad]
+        if why:
+            dropped[i] = "metrics[%d] is not stored: %s" % (i, ", ".join(why))
+    return 200, [], dropped
 
 
 def problems(obj):
-    """Why the collector would refuse this body ([] when it takes it)."""
-    if not isinstance(obj, dict):
-        return ["the body is not a JSON object"]
-    found = ["unknown field %r of TimelineMetrics" % k for k in obj if k != "metrics"]
-    records = obj.get("metrics")
-    if not isinstance(records, list):
-        return found + ["'metrics' is not a list"]
-    for i, rec in enumerate(records):
-        if not isinstance(rec, dict):
-            found.append("metrics[%d] is not an object" % i)
-            continue
-        for key, value in rec.items():
-            kind = RECORD_FIELDS.get(key)
-            if kind is None:
-                found.append("metrics[%d]: unknown field %r of TimelineMetric" % (i, key))
-            elif value is None:
-                continue
-            elif kind == "str" and not isinstance(value, _STR):
-                found.append("metrics[%d].%s is not a string" % (i, key))
-            elif kind == "long" and (isinstance(value, bool) or not isinstance(value, _INT)):
-                found.append("metrics[%d].%s is not a long" % (i, key))
-            elif kind == "values":
-                if not isinstance(value, dict):
-                    found.append("metrics[%d].metrics is not an object" % i)
-                    continue
-                for ts, v in value.items():
-                    if not _is_long_text(ts):
-                        found.append("metrics[%d].metrics key %r is not a long" % (i, ts))
-                    if isinstance(v, bool) or not isinstance(v, _INT + (float,)):
-                        found.append("metrics[%d].metrics[%s] is not a number" % (i, ts))
-            elif kind == "strmap" and not (isinstance(value, dict) and
-                                           all(isinstance(v, _STR) for v in value.values())):
-                found.append("metrics[%d].metadata is not a map of strings" % i)
-        for required in ("metricname", "appid", "hostname"):
-            if not rec.get(required):
-                found.append("metrics[%d] has no %s" % (i, required))
-    return found
-
-
-class _Server(ThreadingMixIn, HTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-    def handle_error(self, request, client_address):
-        pass   # a client that hung up (the sender's deadline) is not a test failure
+    """Everything the collector would refuse or not store in this body ([] when it keeps all of it)."""
+    _, refused, dropped = verdict(obj)
+    return refused + [dropped[i] for i in sorted(dropped)]
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -106,48 +135,37 @@ class _Handler(BaseHTTPRequestHandler):
         if (self.headers.get("Content-Type") or "").split(";")[0].strip() != "application/json":
             return self._answer(415, {"error": "Unsupported Media Type"})
         try:
-            obj = json.loads(raw.decode("utf-8"))
+            obj = json.loads(raw.decode("utf-8")) if raw.strip() else None
         except ValueError as e:
+            owner.refused.append(["malformed JSON: %s" % e])
             return self._answer(400, {"error": "malformed JSON: %s" % e})
-        found = problems(obj)
-        if found:
-            owner.refused.append(found)
-            return self._answer(400 if owner.status == 200 else owner.status, {"error": found})
+        status, refused, dropped = verdict(obj) if obj is not None else (200, [], {})
+        if refused:
+            owner.refused.append(refused)
+            return self._answer(status, {"error": refused})
         if owner.status != 200:
             return self._answer(owner.status, {"error": "Error saving metrics."})
-        owner.posts.append(obj)
+        owner.dropped.extend(dropped[i] for i in sorted(dropped))
+        if obj is not None:
+            owner.posts.append(dict(obj, metrics=[rec for i, rec in enumerate(obj.get("metrics") or [])
+                                                  if i not in dropped]))
         self._answer(200, {"errors": []})
 
 
-class FakeCollector(object):
-    """status: what it answers a valid post with; delay: seconds it waits before answering (slow collector)."""
+class FakeCollector(LocalServer):
+    """status: what it answers a valid post with; delay: seconds it waits before answering (slow collector).
+    posts: the bodies it kept (records it would not store left out); refused: the reasons of each refused
+    post; dropped: the records it took with 200 but would not store."""
+    handler = _Handler
 
     def __init__(self, status=200, delay=0.0):
+        LocalServer.__init__(self)
         self.status = status
         self.delay = delay
         self.posts = []
         self.refused = []
-        self.release = threading.Event()
-        self._server = None
-        self._thread = None
-
-    def start(self):
-        self._server = _Server(("127.0.0.1", 0), _Handler)
-        self._server.owner = self
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05})
-        self._thread.daemon = True
-        self._thread.start()
-        return self
+        self.dropped = []
 
     @property
     def url(self):
-        return "http://127.0.0.1:%d%s" % (self._server.server_address[1], PATH)
-
-    def stop(self):
-        self.release.set()
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(5)
-        self._server = None
+        return "http://127.0.0.1:%d%s" % (self.port, PATH)

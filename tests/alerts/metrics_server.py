@@ -6,17 +6,15 @@ and it can be made slow (answers after a delay) to test the alerts' timeouts.
 """
 import base64
 import ssl
-import threading
 
 import testports
+from local_server import LocalServer
 
 try:  # Python 3
-    from http.server import BaseHTTPRequestHandler, HTTPServer
-    from socketserver import ThreadingMixIn
+    from http.server import BaseHTTPRequestHandler
     from urllib.parse import urlparse, parse_qs
 except ImportError:  # Python 2.7
-    from BaseHTTPServer import BaseHTTPRequestHandler, HTTPServer
-    from SocketServer import ThreadingMixIn
+    from BaseHTTPServer import BaseHTTPRequestHandler
     from urlparse import urlparse, parse_qs
 
 
@@ -34,15 +32,6 @@ def filter_families(text, names):
         if current in keep and line:
             out.append(line)
     return "\n".join(out) + ("\n" if out else "")
-
-
-class _Server(ThreadingMixIn, HTTPServer):
-    daemon_threads = True
-    block_on_close = False
-    allow_reuse_address = True
-
-    def handle_error(self, request, client_address):
-        pass  # clients that give up (timeouts, TLS failures) are part of the tests
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -80,49 +69,28 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
-class MetricsServer(object):
+class MetricsServer(LocalServer):
+    handler = _Handler
+
     def __init__(self, payload="", delay=0.0, honor_names=True, auth=None, tls=None, status=200,
                  host="127.0.0.1", port=0):
+        LocalServer.__init__(self, host, port)
         self.payload = payload
-        self.host = host
-        self.bind_port = port
         self.delay = delay
         self.honor_names = honor_names
         self.auth = auth          # (user, password)
         self.tls = tls            # (certfile, keyfile)
         self.status = status
         self.requests = []
-        self.release = threading.Event()
-        self._server = None
-        self._thread = None
 
-    def start(self):
-        self._server = _Server((self.host, self.bind_port), _Handler)
-        self._server.owner = self
+    def secure(self, server):
         if self.tls:
             if hasattr(ssl, "PROTOCOL_TLS_SERVER"):
                 ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             else:
                 ctx = ssl.SSLContext(ssl.PROTOCOL_SSLv23)
             ctx.load_cert_chain(*self.tls)
-            self._server.socket = ctx.wrap_socket(self._server.socket, server_side=True)
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05})
-        self._thread.daemon = True
-        self._thread.start()
-        return self
-
-    @property
-    def port(self):
-        return self._server.server_address[1]
-
-    def stop(self):
-        self.release.set()   # wake a handler that is "slow" on purpose
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(5)
-        self._server = None
+            server.socket = ctx.wrap_socket(server.socket, server_side=True)
 
 
 free_port = testports.free_port   # a port nothing listens on, reserved across the host's test processes

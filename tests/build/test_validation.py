@@ -524,3 +524,16 @@ def test_alerts_are_written_from_the_registry(repo_copy, build_module):
     assert _problems(build_module, repo_copy) == []
     with io.open(_path(repo_copy, rel), encoding="utf-8") as fh:
         assert '"label": "MirrorMaker 2 Record Lag"' in fh.read()
+
+
+def test_telemetry_json_is_checked_against_ambari_3_1s_contract(repo_copy, build_module):
+    """telemetry.json is checked against the schema derived from Ambari 3.1's reader of the file
+    (mpack_build/schemas/ambari-3.1-telemetry.schema.json): a misspelt key the server would silently ignore (a
+    policy without httpsValues never selects HTTPS) and a reference to a property the service lacks are named."""
+    rel = SERVICE + "/telemetry.json"
+    replace_in(_path(repo_copy, rel), '"httpsValues"', '"httpsValue"')
+    replace_in(_path(repo_copy, rel), '"property": "mm2_metrics_port"', '"property": "mm2_metric_port"')
+    _expect(build_module, repo_copy, rel, _line_of(repo_copy, rel, '"httpsValue"'),
+            "httpsValue is not a key this schema knows", "ambari-3.1-telemetry.schema.json")
+    _expect(build_module, repo_copy, rel, _line_of(repo_copy, rel, '"mm2_metric_port"'),
+            "kafka-mm2-env/mm2_metric_port, which is not a property")

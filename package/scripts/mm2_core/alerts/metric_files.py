@@ -22,9 +22,8 @@ SECTION = names.SERVICE + "_SUMMARY"
 
 # Ambari 3.1 (service telemetry contract): the exporter endpoint, from the service's own configuration.
 TELEMETRY_PATH = "/metrics"
-METRICS_ENABLED = names.ENV + "/mm2_metrics_enabled"
-METRICS_PORT = names.ENV + "/mm2_metrics_port"
-METRICS_HTTPS = names.ENV + "/mm2_metrics_ssl_enabled"
+METRICS_PORT = "mm2_metrics_port"            # in names.ENV
+METRICS_HTTPS = "mm2_metrics_ssl_enabled"
 DEFAULT_METRICS_PORT = 9405
 
 
@@ -98,20 +97,28 @@ def widgets_json(kinds):
         ("section_name", SECTION), ("widgetLayoutInfo", widgets)])])])
 
 
+def _config_ref(name, **more):
+    return OrderedDict([("configType", names.ENV), ("property", name)] + sorted(more.items()))
+
+
 def telemetry_json():
     """telemetry.json (Ambari 3.1): the driver's exporter endpoint, scraped as native Prometheus text.
 
+    The layout is the one Ambari's server reads (TelemetryAssignmentCompiler in apache/ambari; the schema
+    derived from it is mpack_build/schemas/ambari-3.1-telemetry.schema.json): components keyed by component
+    name; every configuration reference a configType and a property; the policy's property switches to the
+    https entry when its value equals one of httpsValues (case-insensitive); the port is the property's value,
+    or defaultPort when the property is unset.
     No auth block: the exporter speaks HTTP or HTTPS, optionally with Basic auth, never SPNEGO, so there is
     no Kerberos principal or keytab for the scraper to use (the descriptor carries references, not secrets).
     """
     endpoint = OrderedDict([
-        ("policy", OrderedDict([("property", METRICS_HTTPS), ("httpsValue", "true")])),
-        ("http", OrderedDict([("property", METRICS_PORT), ("defaultPort", DEFAULT_METRICS_PORT)])),
-        ("https", OrderedDict([("property", METRICS_PORT), ("defaultPort", DEFAULT_METRICS_PORT)])),
+        ("policy", _config_ref(METRICS_HTTPS, httpsValues=["true"])),
+        ("http", _config_ref(METRICS_PORT, defaultPort=DEFAULT_METRICS_PORT)),
+        ("https", _config_ref(METRICS_PORT, defaultPort=DEFAULT_METRICS_PORT)),
     ])
-    component = OrderedDict([("name", names.COMPONENT), ("format", "prometheus_text"), ("path", TELEMETRY_PATH),
-                             ("endpoint", endpoint)])
-    return OrderedDict([("schemaVersion", 1), ("service", names.SERVICE), ("components", [component])])
+    component = OrderedDict([("format", "prometheus_text"), ("path", TELEMETRY_PATH), ("endpoint", endpoint)])
+    return OrderedDict([("schemaVersion", 1), ("components", OrderedDict([(names.COMPONENT, component)]))])
 
 
 # --- Grafana: one panel per metric, the Prometheus form of what the AMS sender computes --------------------
