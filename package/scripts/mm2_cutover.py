@@ -17,6 +17,7 @@ from resource_management.core.exceptions import Fail
 from resource_management.core.logger import Logger
 
 from mm2_setup import Refused
+from mm2_core.config import names
 from mm2_core.formats.text import text, to_text
 from mm2_core.host import cutover, kafka_tools
 from mm2_core.kafka import versions
@@ -40,13 +41,13 @@ def _param(name, fallback=""):
     return text(to_text(value if value is not None else fallback)).strip()
 
 
-def _groups_param(command, rendering, params, flow=None, moved="moved"):
+def _groups_param(command, rendering, params, flow=None):
     """The groups= parameter, refused before any Kafka tool runs (mm2_core.model.groups: the list, each id, and
     with one flow, its groups filter), with the words the CLI uses."""
     groups, problems = group_rules.parse(_param("groups"))
     if flow is not None and not problems:
         problems = group_rules.filter_problems(groups, rendering.topology, flow, _live_entries(params, rendering),
-                                               moved)
+                                               group_rules.COMMAND_ACTIONS[command])
     if problems:
         raise Refused("%s groups=%s: %s; nothing was done" % (command, _param("groups"), "; ".join(problems)))
     return groups
@@ -239,8 +240,7 @@ def cutover_check(script, params):
     limits = _thresholds()
     rendering = mm2_commands._render(params)
     flows = selected_flows(rendering.topology, _param("flow"))
-    groups = _groups_param("CUTOVER_CHECK", rendering, params, flows[0] if _param("flow") else None,
-                           "checked by the gate")
+    groups = _groups_param(names.CMD_CUTOVER_CHECK, rendering, params, flows[0] if _param("flow") else None)
     mm2_commands._kinit(params)
     reports = []
     with mm2_kafka_cli.KafkaCli(params, rendering, timeout=60) as cli:
@@ -272,7 +272,7 @@ def failover_groups(script, params):
         raise Refused("FAILOVER_GROUPS needs flow=SOURCE->TARGET (the enabled flows are %s)" % ", ".join(
             f.name for f in rendering.topology.enabled_flows))
     (flow,) = selected_flows(rendering.topology, wanted)
-    groups = _groups_param("FAILOVER_GROUPS", rendering, params, flow)
+    groups = _groups_param(names.CMD_FAILOVER_GROUPS, rendering, params, flow)
     if not groups:
         raise Refused("FAILOVER_GROUPS needs groups=g1,g2: the consumer groups to move to %s" % flow.target)
     try:
@@ -397,7 +397,7 @@ def drill(script, params):
         raise Refused("DRILL needs flow=SOURCE->TARGET (the enabled flows are %s)" % ", ".join(
             f.name for f in rendering.topology.enabled_flows))
     (flow,) = selected_flows(rendering.topology, wanted)
-    groups = _groups_param("DRILL", rendering, params, flow, "rehearsed")
+    groups = _groups_param(names.CMD_DRILL, rendering, params, flow)
     if not groups:
         raise Refused("DRILL needs groups=g1,g2: the consumer groups whose failover is rehearsed")
     try:

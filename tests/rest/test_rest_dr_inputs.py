@@ -137,3 +137,19 @@ def test_failback_checks_the_groups_against_the_reverse_flow(cli, fake, tmp_path
     assert "group 'orders' of flow dc2->dc1 matches none of the flow's groups patterns 'back-.*' " \
            "(kafka-mm2-custom/dc2->dc1.groups)" in result.err and "cannot be moved back" in result.err
     assert fake.mutating_calls() == []
+
+
+def test_run_checks_the_flow_and_groups_of_the_dr_commands_before_sending(cli, fake):
+    result = run(cli, fake, "run", names.CMD_FAILOVER_GROUPS, "--param", "flow=dc1->dc3", "--param", "groups=orders")
+    assert result.code == 2, result
+    assert "--param flow 'dc1->dc3': service KAFKA_MIRRORMAKER2 of cluster prod has no such flow" in result.err
+    result = run(cli, fake, "run", names.CMD_DRILL, "--param", "flow=dc1->dc2", "--param", "groups=connect-app")
+    assert result.code == 2, result
+    assert "--param groups: 1 group(s) the flow cannot translate" in result.err
+    assert "group 'connect-app' of flow dc1->dc2 is excluded by the pattern 'connect-.*'" in result.err
+    result = run(cli, fake, "run", names.CMD_CUTOVER_CHECK, "--param", "groups=a,,a")
+    assert result.code == 2, result
+    assert "--param groups=a,,a: item 2 is empty" in result.err
+    assert fake.mutating_calls() == []
+    # a group the flow takes goes through
+    assert run(cli, fake, "run", names.CMD_DRILL, "--param", "flow=dc1->dc2", "--param", "groups=orders").code == 0

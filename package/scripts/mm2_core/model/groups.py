@@ -21,6 +21,9 @@ from mm2_core.host.kafka_tools import GroupFilter
 from mm2_core.model import resolved
 
 MAX_ID_BYTES = 32767
+# The commands that take groups= for one flow, and what each does with them (the words of the refusal).
+COMMAND_ACTIONS = {names.CMD_CUTOVER_CHECK: "checked by the gate", names.CMD_FAILOVER_GROUPS: "moved",
+                   names.CMD_DRILL: "rehearsed"}
 FILTER_SETTINGS = ("groups", "groups.exclude")
 
 
