@@ -17,11 +17,12 @@ from resource_management.core.exceptions import Fail
 from resource_management.core.logger import Logger
 
 from mm2_setup import Refused
+from mm2_core.config import names
 from mm2_core.formats.text import text, to_text
 from mm2_core.host import cutover, kafka_tools
 from mm2_core.kafka import versions
 from mm2_core.kafkatools import commands as kafka_commands, output as kafka_output, records as kafka_records
-from mm2_core.model import resolved
+from mm2_core.model import groups as group_rules, resolved
 
 RESULT_CHECK = "cutover_check"
 RESULT_GROUPS = "failover_groups"
@@ -40,8 +41,21 @@ def _param(name, fallback=""):
     return text(to_text(value if value is not None else fallback)).strip()
 
 
-def _list_param(name):
-    return [g.strip() for g in _param(name).split(",") if g.strip()]
+def _groups_param(command, rendering, params, flow=None):
+    """The groups= parameter, refused before any Kafka tool runs (mm2_core.model.groups: the list, each id, and
+    with one flow, its groups filter), with the words the CLI uses."""
+    groups, problems = group_rules.parse(_param("groups"))
+    if flow is not None and not problems:
+        problems = group_rules.filter_problems(groups, rendering.topology, flow, _live_entries(params, rendering),
+                                               group_rules.COMMAND_ACTIONS[command])
+    if problems:
+        raise Refused("%s groups=%s: %s; nothing was done" % (command, _param("groups"), "; ".join(problems)))
+    return groups
+
+
+def _live_entries(params, rendering):
+    return group_rules.live_entries(getattr(params, "mm2_run_mode", "dedicated"),
+                                    getattr(params, "live_flow_settings", ""), rendering.topology)
 
 
 def selected_flows(topo, wanted):
@@ -55,9 +69,8 @@ def selected_flows(topo, wanted):
     return chosen
 
 
-def _group_filter(topo, flow):
-    return kafka_tools.TopicFilter(resolved.flow_value(topo, flow, "groups"),
-                                   resolved.flow_value(topo, flow, "groups.exclude"))
+def _group_filter(cli, rendering, flow):
+    return group_rules.flow_filter(rendering.topology, flow, _live_entries(cli.params, rendering))[0]
 
 
 def _read(cli, argv, what, errors):
@@ -152,7 +165,7 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
 
     out = _read(cli, kafka_commands.groups_describe_command(home, cli.bootstrap(source), cli.config(source)),
                 "consumer groups of %s" % source, errors)
-    gflt = _group_filter(topo, flow)
+    gflt = _group_filter(cli, rendering, flow)
     committed = {}
     for group, offsets in kafka_output.group_offsets(out or "").items():
         if group in wanted_groups or (not wanted_groups and gflt.matches(group)):
@@ -227,7 +240,7 @@ def cutover_check(script, params):
     limits = _thresholds()
     rendering = mm2_commands._render(params)
     flows = selected_flows(rendering.topology, _param("flow"))
-    groups = _list_param("groups")
+    groups = _groups_param(names.CMD_CUTOVER_CHECK, rendering, params, flows[0] if _param("flow") else None)
     mm2_commands._kinit(params)
     reports = []
     with mm2_kafka_cli.KafkaCli(params, rendering, timeout=60) as cli:
@@ -259,7 +272,7 @@ def failover_groups(script, params):
         raise Refused("FAILOVER_GROUPS needs flow=SOURCE->TARGET (the enabled flows are %s)" % ", ".join(
             f.name for f in rendering.topology.enabled_flows))
     (flow,) = selected_flows(rendering.topology, wanted)
-    groups = _list_param("groups")
+    groups = _groups_param(names.CMD_FAILOVER_GROUPS, rendering, params, flow)
     if not groups:
         raise Refused("FAILOVER_GROUPS needs groups=g1,g2: the consumer groups to move to %s" % flow.target)
     try:
@@ -384,7 +397,7 @@ def drill(script, params):
         raise Refused("DRILL needs flow=SOURCE->TARGET (the enabled flows are %s)" % ", ".join(
             f.name for f in rendering.topology.enabled_flows))
     (flow,) = selected_flows(rendering.topology, wanted)
-    groups = _list_param("groups")
+    groups = _groups_param(names.CMD_DRILL, rendering, params, flow)
     if not groups:
         raise Refused("DRILL needs groups=g1,g2: the consumer groups whose failover is rehearsed")
     try:

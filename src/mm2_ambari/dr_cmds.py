@@ -6,13 +6,17 @@ import argparse
 import json
 
 from mm2_core.host import cutover
+from mm2_core.model import groups as group_rules
 from mm2_ambari import dr, flows, inputs
 from mm2_ambari.errors import BadInput, OperationFailed
 from mm2_ambari import rest_cmds
 
 
 def _groups(text):
-    groups = [g.strip() for g in (text or "").split(",") if g.strip()]
+    """--groups g1,g2: mm2_core.model.groups' rules of the list and of each id (exit 2 naming each item)."""
+    groups, problems = group_rules.parse(text)
+    if problems:
+        raise argparse.ArgumentTypeError("; ".join(problems))
     if not groups:
         raise argparse.ArgumentTypeError("give consumer group ids separated by commas, e.g. --groups orders,billing")
     return groups
@@ -117,7 +121,8 @@ def options(args):
 
 def _check(ctx, args):
     opts = options(args)
-    flows.check(ctx, args.flow.replace(" ", ""))
+    service = flows.check(ctx, args.flow.replace(" ", ""))
+    flows.check_groups(service, args.flow.replace(" ", ""), opts["groups"], "checked by the gate")
     ready, reports = dr.cutover_check(dr.AmbariBackend(ctx), args.flow.replace(" ", ""), opts["groups"],
                                       opts["thresholds"], ctx.say if not args.json else (lambda m: None))
     if args.json:
@@ -131,7 +136,8 @@ def _failover(ctx, args):
         raise BadInput("failover needs --groups g1,g2: the consumer groups to move to the target")
     flow = args.flow.replace(" ", "")
     path = _state_path(args.state_file, "--state-file", dr.default_state_path(ctx.cluster, flow))
-    flows.check(ctx, flow)
+    service = flows.check(ctx, flow)
+    flows.check_groups(service, flow, opts["groups"], "failed over")
     state = dr.StateFile(path)
     return dr.Failover(dr.AmbariBackend(ctx), flow, opts, state, ctx.say).run(dry_run=args.dry_run)
 
@@ -187,9 +193,11 @@ def _failback(ctx, args):
     flow = args.flow.replace(" ", "")
     dr.parse_flow(flow)
     path = _state_path(args.state_file, "--state-file", dr.default_state_path(ctx.cluster, flow, "failback"))
-    flows.check(ctx, flow, also=[_reverse(flow)])   # a resumed failback may have made B->A the only flow
+    service = flows.check(ctx, flow, also=[_reverse(flow)])   # a resumed failback may have made B->A the only flow
     backend = dr.AmbariBackend(ctx)
     opts = failback_options(args, backend.policy(), ctx.cluster)
+    # the groups move back through the reverse flow's translation
+    flows.check_groups(service, _reverse(flow), opts["groups"], "moved back")
     state = dr.StateFile(path, "failback")
     return dr.Failback(backend, flow, opts, state, ctx.say).run(dry_run=args.dry_run)
 
@@ -198,7 +206,8 @@ def _drill(ctx, args):
     flow = args.flow.replace(" ", "")
     dr.parse_flow(flow)
     history = _state_path(args.history, "--history", dr.default_history_path(ctx.cluster, flow))
-    flows.check(ctx, flow)
+    service = flows.check(ctx, flow)
+    flows.check_groups(service, flow, args.groups, "rehearsed")
     if args.dry_run:
         ctx.say("dry run: would run %s for %s on %s, %d record(s) each" % (
             "DRILL", ", ".join(args.groups), flow, args.records))

@@ -336,6 +336,7 @@ def run_command(ctx, opts):
         hosts = (started or all_hosts)[:1]
     if not hosts:
         raise OperationFailed("%s has no host to run %s on" % (C, opts.custom_command))
+    _check_flow_parameters(ctx, opts.custom_command, dict(getattr(opts, "parameters", None) or []))
     # As the web UI's custom command (ajax.js 'service.item.executeCustomCommand'): no operation
     # level, so Ambari guesses HOST_COMPONENT from the filter and runs on the hosts named.
     info = {"context": "%s %s" % (names.SERVICE_DISPLAY_NAME, opts.custom_command), "command": opts.custom_command}
@@ -350,6 +351,23 @@ def run_command(ctx, opts):
         raise
     _print_tasks(ctx, tasks)
     return 0
+
+
+def _check_flow_parameters(ctx, command, parameters):
+    """`run CUTOVER_CHECK|FAILOVER_GROUPS|DRILL --param flow=A->B [--param groups=g1,g2]`: the flow and the groups
+    checked as `cutover check`, `failover` and `drill` check them, before anything is sent."""
+    from mm2_core.model import groups as group_rules
+    from mm2_ambari import flows
+    action = group_rules.COMMAND_ACTIONS.get(command)
+    flow = (parameters.get("flow") or "").replace(" ", "")
+    if action is None:
+        return
+    groups, problems = group_rules.parse(parameters.get("groups") or "")
+    if problems:
+        raise BadInput("--param groups=%s: %s; nothing was sent" % (parameters.get("groups"), "; ".join(problems)))
+    if flow:
+        flows.check_groups(flows.check(ctx, flow, option="--param flow"), flow, groups, action,
+                           option="--param groups")
 
 
 FLOW_NAME = re.compile(r"^\s*([A-Za-z0-9_.-]+)\s*->\s*([A-Za-z0-9_.-]+)\s*$")

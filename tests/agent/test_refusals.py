@@ -19,6 +19,16 @@ from agent_support import failed
     (names.CMD_FAILOVER_GROUPS, None, "Error: FAILOVER_GROUPS needs flow=SOURCE->TARGET (the enabled flows are A->B"),
     (names.CMD_DRILL, {"flow": "A->B"}, "Error: DRILL needs groups=g1,g2"),
     (names.CMD_FLOW_SEED, None, "Error: FLOW_SEED needs flow=SOURCE->TARGET between two clusters of the topology"),
+    # issue 33: the groups are checked before any Kafka tool runs, with the words of mm2-ambari
+    (names.CMD_FAILOVER_GROUPS, {"flow": "A->B", "groups": "orders,,orders"},
+     "Error: FAILOVER_GROUPS groups=orders,,orders: item 2 is empty (two commas in a row, or a comma at an end): "
+     "remove the extra comma; group 'orders' is given twice (items 1 and 3): give each group once; nothing was done"),
+    (names.CMD_DRILL, {"flow": "A->B", "groups": "connect-app"},
+     "Error: DRILL groups=connect-app: group 'connect-app' of flow A->B is excluded by the pattern 'connect-.*' of "
+     "the flow's groups.exclude 'console-consumer-.*, connect-.*, __.*' (kafka-mm2-replication/groups.exclude): "
+     "MirrorMaker 2 never translates its offsets, so it cannot be rehearsed."),
+    (names.CMD_CUTOVER_CHECK, {"flow": "A->B", "groups": "my app"},
+     "Error: CUTOVER_CHECK groups=my app: group 'my app' contains a space"),
 ])
 def test_a_refused_command_says_why_in_one_line_without_a_traceback(site, command, params, line):
     site.cluster("A", "a1:9092")

@@ -171,6 +171,18 @@ CASES = [
     ("failover with a bad interval", "mm2-ambari",
      ["failover", "--flow", "a->b", "--groups", "g", "--keep-flow", "--gate-interval", "-5"], {}, {}, 2,
      ["argument --gate-interval: must be > 0"], []),
+    ("failover with an empty group and one twice", "mm2-ambari",
+     ["failover", "--flow", "a->b", "--groups", "orders,,orders", "--keep-flow"], {}, {}, 2,
+     ["argument --groups: item 2 is empty", "group 'orders' is given twice (items 1 and 3)"], ["Traceback"]),
+    ("drill with a group id holding a space", "mm2-ambari",
+     ["drill", "--flow", "a->b", "--groups", "my app"], {}, {}, 2,
+     ["argument --groups: group 'my app' contains a space"], ["Traceback"]),
+    # --- an anchor in a deployment file: named as the topology's, with the fix that keeps the value (issue 33)
+    ("YAML anchor in the topology", "mm2-ambari", ["validate", "d.yaml", "--kafka-version", "3.7.1"],
+     {"d.yaml": DEPLOY_TEXT.replace("    producer:\n      compression.type: zstd",
+                                    "    producer: &prod\n      compression.type: zstd")}, {}, 2,
+     ["kafka-mm2-topology/content: line 29: a value starting with '&' is a YAML anchor",
+      "write the value out in each place it is used"], ["quote it: '"]),
     # --- mm2-verify: inputs checked before Spark (this venv has no pyspark: the checks come first)
     ("verify dump missing", "mm2-verify", ["--flow", "a->b", "--source-dump", "nope", "--target-dump", "nope2"],
      {}, {}, 2, ["--source-dump nope: no such file or directory"], []),

@@ -83,3 +83,73 @@ def test_a_drill_result_is_printed_when_its_history_cannot_be_written(cli, fake,
     assert "drill dc1->dc2 orders: first record after 1.5 s" in result.out
     assert ("history file %s: cannot write it (No space left on device): the drill ran in Ambari and its result is "
             "printed above, but it is not recorded" % history) in result.err
+
+
+# --- consumer groups (issue 33): the list, each id, the flow's groups filter; before anything is sent -----------
+
+def test_a_groups_list_with_an_empty_item_or_a_group_twice_is_refused_by_item(cli, fake, tmp_path):
+    result = run(cli, fake, "failover", "--flow", "dc1->dc2", "--groups", "orders,,billing,orders", "--keep-flow",
+                 "--state-file", str(tmp_path / "s.json"))
+    assert result.code == 2, result
+    assert "argument --groups: item 2 is empty (two commas in a row, or a comma at an end): remove the extra " \
+           "comma; group 'orders' is given twice (items 1 and 4): give each group once" in result.err
+    assert "Traceback" not in result.err and fake.calls == []
+
+
+def test_a_group_id_with_a_space_is_refused_saying_why(cli, fake):
+    result = run(cli, fake, "cutover", "check", "--flow", "dc1->dc2", "--groups", "my app")
+    assert result.code == 2, result
+    assert "argument --groups: group 'my app' contains a space, tab, line break or control character: " \
+           "kafka-consumer-groups.sh prints groups in whitespace-separated columns" in result.err
+    assert fake.calls == []
+
+
+def test_a_group_the_flows_filter_excludes_is_refused_before_anything_is_sent(cli, fake, tmp_path):
+    result = run(cli, fake, "failover", "--flow", "dc1->dc2", "--groups", "orders,connect-app", "--keep-flow",
+                 "--state-file", str(tmp_path / "s.json"))
+    assert result.code == 2, result
+    assert "--groups: 1 group(s) the flow cannot translate; nothing was sent" in result.err
+    assert "group 'connect-app' of flow dc1->dc2 is excluded by the pattern 'connect-.*' of the flow's " \
+           "groups.exclude 'console-consumer-.*, connect-.*, __.*' (kafka-mm2-replication/groups.exclude): " \
+           "MirrorMaker 2 never translates its offsets, so it cannot be failed over. Leave it out, or change " \
+           "groups.exclude for dc1->dc2" in result.err
+    assert "'orders'" not in result.err and fake.mutating_calls() == []
+    assert not os.path.exists(str(tmp_path / "s.json"))
+
+
+def test_the_drill_and_the_gate_name_a_group_no_groups_pattern_matches(cli, fake):
+    fake.install_started_service(HOSTS, dict(DC1_DC2, **{names.REPLICATION: {"groups": "app-.*"}}))
+    for argv, moved in ((("drill", "--flow", "dc1->dc2", "--groups", "app-1,billing"), "rehearsed"),
+                        (("cutover", "check", "--flow", "dc1->dc2", "--groups", "billing"), "checked by the gate")):
+        result = run(cli, fake, *argv)
+        assert result.code == 2, result
+        assert "group 'billing' of flow dc1->dc2 matches none of the flow's groups patterns 'app-.*' " \
+               "(kafka-mm2-replication/groups): MirrorMaker 2 never translates its offsets, so it cannot be %s" \
+               % moved in result.err
+    assert fake.mutating_calls() == []
+
+
+def test_failback_checks_the_groups_against_the_reverse_flow(cli, fake, tmp_path):
+    fake.install_started_service(HOSTS, dict(DC1_DC2, **{names.CUSTOM: {"dc2->dc1.groups": "back-.*"}}))
+    result = run(cli, fake, "failback", "--flow", "dc1->dc2", "--groups", "orders", "--restore", "original",
+                 "--without-failover", "--state-file", str(tmp_path / "fb.json"))
+    assert result.code == 2, result
+    assert "group 'orders' of flow dc2->dc1 matches none of the flow's groups patterns 'back-.*' " \
+           "(kafka-mm2-custom/dc2->dc1.groups)" in result.err and "cannot be moved back" in result.err
+    assert fake.mutating_calls() == []
+
+
+def test_run_checks_the_flow_and_groups_of_the_dr_commands_before_sending(cli, fake):
+    result = run(cli, fake, "run", names.CMD_FAILOVER_GROUPS, "--param", "flow=dc1->dc3", "--param", "groups=orders")
+    assert result.code == 2, result
+    assert "--param flow 'dc1->dc3': service KAFKA_MIRRORMAKER2 of cluster prod has no such flow" in result.err
+    result = run(cli, fake, "run", names.CMD_DRILL, "--param", "flow=dc1->dc2", "--param", "groups=connect-app")
+    assert result.code == 2, result
+    assert "--param groups: 1 group(s) the flow cannot translate" in result.err
+    assert "group 'connect-app' of flow dc1->dc2 is excluded by the pattern 'connect-.*'" in result.err
+    result = run(cli, fake, "run", names.CMD_CUTOVER_CHECK, "--param", "groups=a,,a")
+    assert result.code == 2, result
+    assert "--param groups=a,,a: item 2 is empty" in result.err
+    assert fake.mutating_calls() == []
+    # a group the flow takes goes through
+    assert run(cli, fake, "run", names.CMD_DRILL, "--param", "flow=dc1->dc2", "--param", "groups=orders").code == 0

@@ -271,3 +271,15 @@ def test_html_plot_without_matplotlib(tmp_path):
     with open(path) as handle:
         html = handle.read()
     assert "primary-&gt;backup orders[0]" in html and "width:75.000%" in html and "width:25.000%" in html
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--max-table-rows", "-1"], "--max-table-rows -1: must be 0 or more (0: each flow's totals only)"),
+    (["--shuffle-partitions", "0"], "--shuffle-partitions 0: must be 1 or more, or leave it out"),
+])
+def test_numbers_are_checked_before_spark_naming_the_flag(argv, message, capsys):
+    # issue 33: a number that cannot work is refused before any Spark session, exit 2
+    code, report = job.run(["--flow", "primary->backup", "--source-dump", "/dumps/a", "--target-dump", "/dumps/b"]
+                           + argv)
+    assert (code, report) == (job.EXIT_BAD_INPUT, None)
+    assert "mm2-verify: bad input: " + message in capsys.readouterr().err

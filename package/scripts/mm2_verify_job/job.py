@@ -152,6 +152,11 @@ def _key_values(pairs, flag):
 
 def specs_from_args(args, now_ms):
     """[normalized spec] from the parsed command line (one flow, or the flows of --plan)."""
+    if args.max_table_rows < 0:
+        raise BadInput("--max-table-rows %d: must be 0 or more (0: each flow's totals only)" % args.max_table_rows)
+    if args.shuffle_partitions is not None and args.shuffle_partitions < 1:
+        raise BadInput("--shuffle-partitions %d: must be 1 or more, or leave it out (sized from the records read)"
+                       % args.shuffle_partitions)
     if args.plan:
         try:
             with open(args.plan) as handle:

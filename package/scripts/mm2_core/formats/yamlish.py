@@ -256,8 +256,12 @@ def _scalar(text, line, in_flow=False):
             raise YamlError(line, "unterminated or malformed double-quoted value: %s" % text)
         return _to_native(_unquote_double(text, line))
     if first in "&*!":
+        # quoting is the fix only when the text is meant: an anchor or alias quoted becomes part of the value
         kind = {"&": "anchor", "*": "alias", "!": "tag"}[first]
-        raise YamlError(line, "a value starting with '%s' is a YAML %s; quote it: '%s'" % (first, kind, text))
+        fix = "remove the tag" if first == "!" else "write the value out in each place it is used"
+        raise YamlError(line, "a value starting with '%s' is a YAML %s, and the topology takes no anchors, aliases "
+                              "or tags (the drivers read it with a strict YAML reader): %s; only if '%s' is the "
+                              "text you mean, quote it" % (first, kind, fix, text))
     if first in "|>":
         raise YamlError(line, "block scalars (| and >) are not supported; write the value on one line")
     if first in "%@`":

@@ -1,11 +1,12 @@
 """What MM2's service check and custom commands need to know around Kafka's tools: the names of MM2's internal
-topics, the client settings of a cluster alias, MM2's topic filter, which records to read, the offsets CSV.
+topics, the client settings of a cluster alias, MM2's topic and group filters, which records to read, the offsets CSV.
 
 Pure stdlib, Python 2.7 and 3. The tools' command lines and the parsers of what they print are the Kafka
 boundary's, mm2_core.kafkatools (commands, output, records).
 """
 import re
 import shlex
+import warnings
 
 from mm2_core.config import config_values
 from mm2_core.kafka import versions
@@ -86,12 +87,18 @@ def is_internal_topic(topic):
         or topic.endswith("-internal")
 
 
-class TopicFilter(object):
-    """MM2's DefaultTopicFilter: included by one pattern, excluded by none (whole-name matches).
+# Pattern syntax Python's re may read differently from java.util.regex (or Python 2 takes literally): an escaped
+# letter or digit other than \d \D \s \S \w \W, (?...) constructs, possessive quantifiers, class intersections
+# and nested classes.
+_JAVA_ONLY = re.compile(r"\\[A-Za-z0-9](?<![\\][dDsSwW])|\(\?|[*+?}]\+|&&|\[[^\]]*\[")
+_ASCII = getattr(re, "ASCII", 0)
 
-    Patterns are Java regexes; Python's re agrees on the usual ones. A pattern re cannot compile
-    makes the filter 'unsure' (None) rather than wrong.
-    """
+
+class PatternFilter(object):
+    """An include and an exclude list of Java regexes (whole-name matches): MM2's DefaultTopicFilter and
+    DefaultGroupFilter without their own rules. Python's re agrees with Java on the usual patterns; a pattern
+    re cannot compile makes the filter 'unsure' (None) rather than wrong."""
+    INCLUDE, EXCLUDE = "include", "exclude"
 
     def __init__(self, include, exclude):
         self.include = config_values.parse_list(include)
@@ -104,10 +111,34 @@ class TopicFilter(object):
         if not patterns:
             return None
         try:
-            return re.compile("(?:%s)\\Z" % "|".join("(?:%s)" % p for p in patterns))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")   # "possible nested set": Java syntax (class intersections)
+                return re.compile("(?:%s)\\Z" % "|".join("(?:%s)" % p for p in patterns))
         except re.error:
             self.unsure = True
             return None
+
+    def _matches(self, name):
+        if self._inc is None or not self._inc.match(name):
+            return False
+        return not (self._exc is not None and self._exc.match(name))
+
+    def excluded_by(self, name):
+        """None when the filter takes `name`, or may take it: a pattern re cannot compile or may read differently
+        from Java (_JAVA_ONLY; \\w and \\d are ASCII as in Java); else (INCLUDE, None): no include pattern matches
+        it, or (EXCLUDE, the first exclude pattern that matches it). For refusals: never wrong, sometimes silent."""
+        if self.unsure or any(_JAVA_ONLY.search(p) for p in self.include + self.exclude):
+            return None
+        if not any(re.match("(?:%s)\\Z" % p, name, _ASCII) for p in self.include):
+            return self.INCLUDE, None
+        for pattern in self.exclude:
+            if re.match("(?:%s)\\Z" % pattern, name, _ASCII):
+                return self.EXCLUDE, pattern
+        return None
+
+
+class TopicFilter(PatternFilter):
+    """MM2's DefaultTopicFilter: included by one pattern, excluded by none, never an internal topic."""
 
     def matches(self, topic):
         """True/False, or None when a pattern is Java-only syntax."""
@@ -115,13 +146,22 @@ class TopicFilter(object):
             return None
         if is_internal_topic(topic):
             return False
-        if self._inc is None or not self._inc.match(topic):
-            return False
-        return not (self._exc is not None and self._exc.match(topic))
+        return self._matches(topic)
 
     def describe(self):
         return "topics=%s, topics.exclude=%s" % (", ".join(self.include) or "(none)",
                                                  ", ".join(self.exclude) or "(none)")
+
+
+class GroupFilter(PatternFilter):
+    """MM2's DefaultGroupFilter: a group is checkpointed when one `groups` pattern matches it and no
+    `groups.exclude` pattern does (no internal-name rule, unlike topics)."""
+
+    def matches(self, group):
+        """True/False, or None when a pattern is Java-only syntax."""
+        if self.unsure:
+            return None
+        return self._matches(group)
 
 
 def internal_separator(separator, version_tuple, internal_separator_enabled=True):

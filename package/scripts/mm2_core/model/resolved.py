@@ -106,24 +106,31 @@ def _flow_setting_names():
 _SETTING_OF_KEY = _flow_setting_names()
 
 
-def pair_value(topo, source, target, key, flow=None):
-    """The value MM2 uses for ``key`` of the pair source->target (None: MM2's default), by the one
-    precedence of this module: what the user wrote for the pair (custom ``A->B.K``, the flow's YAML
-    ``config:``), the flow's own setting, custom ``K``, the global setting (both in Kafka's form)."""
+def pair_entry(topo, source, target, key, flow=None):
+    """(value, origin) of ``key`` for the pair source->target: the value MM2 uses (None: MM2's default), by the one
+    precedence of this module: what the user wrote for the pair (custom ``A->B.K``, the flow's YAML ``config:``),
+    the flow's own setting, custom ``K``, the global setting (both in Kafka's form); origin is the
+    (config_type, property) that sets it (None where nothing does)."""
     pair_key = "%s->%s.%s" % (source, target, key)
     if pair_key in topo.custom:      # written as it is, even empty (an empty list is a value)
-        return topo.custom[pair_key]
+        return topo.custom[pair_key], (names.CUSTOM, topo.custom_names.get(pair_key, pair_key))
     if flow is not None and key in flow.overrides:
-        return flow.overrides[key]
+        return flow.overrides[key], (flow.origin[0], "%s.config.%s" % (flow.origin[1], key))
     name = _SETTING_OF_KEY.get(key)
     if flow is not None and name in flow.settings:
-        return setting_value(topo, name, flow.settings[name])
+        return setting_value(topo, name, flow.settings[name]), (flow.origin[0], "%s.%s" % (flow.origin[1], name))
     if key in topo.custom:
-        return topo.custom[key]
+        return topo.custom[key], (names.CUSTOM, topo.custom_names.get(key, key))
     if name is not None:
-        return setting_value(topo, name, topo.settings.get(name))
+        return setting_value(topo, name, topo.settings.get(name)), topo.setting_origins.get(
+            name, (names.REPLICATION, name))
     value = topo.settings.get(key)
-    return value if _given(value) else None
+    return (value, topo.setting_origins.get(key)) if _given(value) else (None, None)
+
+
+def pair_value(topo, source, target, key, flow=None):
+    """The value MM2 uses for ``key`` of the pair source->target (None: MM2's default): pair_entry's value."""
+    return pair_entry(topo, source, target, key, flow)[0]
 
 
 def flow_value(topo, flow, name):
