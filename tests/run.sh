@@ -194,10 +194,12 @@ IGNORE_LANES=()
 for folder in "${REAL_KAFKA_A[@]}" "${REAL_KAFKA_B[@]}" "${REAL_KAFKA_C[@]}" "${REAL_KAFKA_D[@]}"; do
   case "$folder" in --*) ;; *) IGNORE_LANES+=(--ignore="$folder");; esac
 done
-# The JVM lanes run a little behind the pure-Python stages in the CPU's queue (nice; the real server's lane already
-# at 5): on 2 cores the doubles then end within minutes instead of starving beside a dozen JVMs, and the total work,
-# so the run's wall time, stays the same. Their waits poll until a state holds and never assume an idle host.
-HEAVY=(nice -n "${MM2_HEAVY_NICE:-3}")
+# The JVM lanes run behind the pure-Python stages in the CPU's queue (nice 10; the real server's lane at 5): the
+# scheduler shares the CPU by runnable thread, and two dozen JVM threads at equal priority left the Python 3 double
+# 0.16 of a core (rehearsal reh3 at nice 3: 15 min for 100 CPU s). A pure stage is one or two threads, so the JVM
+# lanes still get most of the CPU while the doubles end within minutes; the total work, so the run's wall time,
+# stays the same. The JVM lanes' waits poll until a state holds and never assume an idle host.
+HEAVY=(nice -n "${MM2_HEAVY_NICE:-10}")
 lane "real Kafka A (${REAL_KAFKA_A[*]})" "$LANES/kafka-a.log" "${HEAVY[@]}" "${PYTEST3[@]}" "${REAL_KAFKA_A[@]}" "$@"
 lane "real Kafka B (${REAL_KAFKA_B[*]})" "$LANES/kafka-b.log" "${HEAVY[@]}" "${PYTEST3[@]}" "${REAL_KAFKA_B[@]}" "$@"
 lane "real Kafka C (${REAL_KAFKA_C[*]}: $CI_DR_CASES_C)" "$LANES/kafka-c.log" \
