@@ -274,7 +274,7 @@ def format_report(report):
         lines.append("  retention gap %s-%d: %d record(s) deleted before MM2 copied them" % (
             g["topic"], g["partition"], g["lost"]))
     for g in report.get("groups", []):
-        lines.append("  group %s: skip %d, re-read <= %d%s%s" % (
+        lines.append("  group %s: skip %d, re-read >= %d%s%s" % (
             g["group"], g["skipped"], g["reread"],
             "; from offset syncs (no checkpoint): " + _listed(g["from_offset_syncs"]) if g.get("from_offset_syncs")
             else "", "; cannot be translated: " + _listed(g["untranslated"]) if g.get("untranslated") else ""))
