@@ -40,6 +40,8 @@ def test_the_newest_sync_wins_as_in_kafka_even_after_a_restart_copied_records_ag
 def test_a_sync_pointing_past_the_targets_end_or_negative_is_not_used():
     assert tr.sync_translation(150, [(100, 100)], target_end=100) is None
     assert tr.sync_translation(150, [(100, 100)], target_end=101) == (101, 49, (100, 100))
+    # a sync written after the target's end offsets were read: the one before it answers
+    assert tr.sync_translation(150, [(50, 50), (100, 100)], target_end=100) == (51, 99, (50, 50))
     assert tr.sync_translation(150, [(100, -1)]) is None
 
 

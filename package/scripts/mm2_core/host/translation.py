@@ -44,14 +44,15 @@ def upstream_at(downstream, syncs):
 
 def sync_translation(committed, syncs, target_end=None):
     """(target offset, records re-read at most, (u, d)) for a group committed at `committed`, from the newest sync
-    (u, d) with u <= committed (syncs in the order read), or None: no such sync, or it points past `target_end`
-    (the target's end offset, when known: a copy that is not there, e.g. a target topic created again)."""
+    (u, d) with u <= committed (syncs in the order read) that does not point past `target_end` (the target's end
+    offset, when known), or None. Any sync (u', d') older than the newest is as safe: every record after u' was
+    copied after d'; only the re-read grows."""
     for up, down in reversed(list(syncs or ())):
         if up < 0 or down < 0 or up > committed:
             continue
         offset = down if up == committed else down + 1
         if target_end is not None and offset > target_end:
-            return None
+            continue   # written after the end offsets were read, or a copy no longer there: an older sync is safe
         return offset, (0 if up == committed else committed - up - 1), (up, down)
     return None
 
