@@ -52,6 +52,14 @@ def topic_filter(topo, flow):
     return kafka_tools.TopicFilter(_setting(topo, flow, "topics"), _setting(topo, flow, "topics.exclude"))
 
 
+def replicated_topic(topo, flow, topic):
+    """Whether the flow replicates source topic `topic`: its topic filter matches, it is not internal, and it did
+    not come from the flow's target (MM2's cycle check)."""
+    from mm2_core.kafka import replication_policy
+    return bool(topic_filter(topo, flow).matches(topic)) and not kafka_tools.is_internal_topic(topic) and \
+        not replication_policy.is_cycle(topic, flow.target, topo.policy, topo.separator)
+
+
 def _checkpoint_interval_seconds(rendering, flow):
     """emit.checkpoints.interval.seconds of the flow: a 2.x read of the checkpoints topic ends on a shorter quiet
     (MM2 re-emits every checkpoint each interval before 3.4.1)."""
@@ -448,9 +456,8 @@ def _translation_inputs(cli, rendering, flow, wanted):
     """(committed offsets {group: {(t, p): C}} or None, offset syncs, notes) for the partitions MM2's checkpoints
     lack (mm2_core.host.translation); None when the source's groups cannot be read (checkpoints alone)."""
     import mm2_cutover
-    flt = topic_filter(rendering.topology, flow)
-    committed, problem = mm2_cutover.committed_offsets(
-        cli, rendering, flow, wanted, lambda tp: flt.matches(tp[0]) and not kafka_tools.is_internal_topic(tp[0]))
+    committed, problem = mm2_cutover.committed_offsets(cli, rendering, flow, wanted,
+                                                       lambda tp: replicated_topic(rendering.topology, flow, tp[0]))
     if problem:
         return None, {}, ["only MM2's checkpoints are exported, unchecked: the committed offsets on %s could not be "
                           "read, so partitions the checkpoints lack cannot be found or translated (%s)"

@@ -358,9 +358,8 @@ def judge_groups(cli, rendering, flow, groups, checkpoints):
     source and the offset syncs; {} when the source cannot be read (a source that is down: MM2's checkpoints are
     applied as they are, and the log says that nothing could be checked)."""
     import mm2_commands
-    flt = mm2_commands.topic_filter(rendering.topology, flow)
     committed, problem = committed_offsets(cli, rendering, flow, groups,
-                                           lambda tp: flt.matches(tp[0]) and not kafka_tools.is_internal_topic(tp[0]))
+                                           lambda tp: mm2_commands.replicated_topic(rendering.topology, flow, tp[0]))
     if problem:
         Logger.warning("%s: MM2's checkpoints are applied as they are, unchecked: %s" % (flow.name, problem))
         return {}
