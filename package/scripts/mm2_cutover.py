@@ -85,7 +85,9 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
     # A cluster that is down makes every tool wait for its own timeouts: the first read of each cluster (its end
     # offsets) is bounded by PROBE_SECONDS and tells whether it is reachable.
     ends = {}
-    for alias in (source, target):
+    # the target first: a source end read after it tells that the copies of later records lie after the target's
+    # end (a caught-up group's translation, mm2_core.host.translation.partition_row)
+    for alias in (target, source):
         probe = cli.run(kafka_commands.get_offsets_command(home, cli.bootstrap(alias), cli.config(alias), -1),
                         timeout=PROBE_SECONDS)
         if probe.ok:

@@ -116,6 +116,18 @@ def test_a_partition_without_checkpoint_or_usable_sync_cannot_be_translated():
     assert "t-0: committed 5, cannot be translated" in tr.describe(rows)
 
 
+def test_a_group_that_read_everything_starts_at_the_targets_end_read_before_the_sources():
+    # an empty partition (a consumer commits 0 for it) or a group at the end, with no checkpoint and no sync
+    rows = tr.group_rows({("t", 0): 0, ("t", 1): 40, ("t", 2): 39}, [], mirrored, {},
+                         target_ends={("A.t", 0): 0, ("A.t", 1): 38, ("A.t", 2): 38},
+                         source_ends={("t", 0): 0, ("t", 1): 40, ("t", 2): 40})
+    assert [(r["source"], r["status"], r["downstream"], r["records"]) for r in rows] == [
+        ("target-end", "EXACT", 0, 0), ("target-end", "EXACT", 38, 0), ("none", "UNTRANSLATED", None, None)]
+    # without the source's ends (read after the target's) the rule is not used
+    assert tr.names(tr.group_rows({("t", 0): 0}, [], mirrored, {}, target_ends={("A.t", 0): 0}),
+                    tr.UNTRANSLATED) == ["t-0"]
+
+
 def test_a_checkpoint_that_would_skip_gives_way_to_an_offset_sync_that_does_not():
     # the group was reset back to 80 on the source after MM2 checkpointed it at 110
     cps = [Checkpoint("g", "A.t", 0, 110, 110)]
@@ -192,6 +204,16 @@ def test_the_gate_counts_the_partitions_it_cannot_translate_and_names_them():
     # every partition translated (t-2 from a sync now): READY, though MM2 checkpointed one only
     ready = _evaluate(offset_syncs={("t", 1): [(50, 50)], ("t", 2): [(0, 0), (30, 31)]})
     assert ready["verdict"] == "READY" and ready["groups"][0]["untranslated"] == []
+
+
+def test_the_gate_translates_a_caught_up_partition_to_the_targets_end_only_when_read_in_that_order():
+    facts = dict(committed={"g": {("t", 0): 100, ("t", 1): 60, ("t", 2): 100}},
+                 target_ends={("A.t", 2): 97}, offset_syncs={("t", 1): [(50, 50)]})
+    report = _evaluate(target_ends_ms=1000, source_ends_ms=2000, **facts)
+    assert report["verdict"] == "READY" and report["groups"][0]["sources"] == {"checkpoint": 1, "offset-sync": 1,
+                                                                                "target-end": 1}
+    late = _evaluate(target_ends_ms=3000, source_ends_ms=2000, **facts)
+    assert late["verdict"] == "NOT_READY" and late["groups"][0]["untranslated"] == ["t-2"]
 
 
 def test_a_skip_is_named_by_partition():

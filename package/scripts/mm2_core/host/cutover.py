@@ -233,11 +233,15 @@ def evaluate_flow(flow, source, target, facts, limits, now_ms, mirrored, wanted_
 
     checkpoints = facts.get("checkpoints") or []
     committed = facts.get("committed") or {}
+    # a caught-up group's partition translates to the target's end only when the source's ends were read after it
+    ordered = facts.get("target_ends_ms") is not None and facts.get("source_ends_ms") is not None and \
+        facts["target_ends_ms"] <= facts["source_ends_ms"]
+    source_ends_after = facts.get("source_ends") if ordered else None
     groups = sorted(set(committed) | set(wanted_groups))
     for group in groups:
         mine = [cp for cp in checkpoints if cp.group == group]
         rows = translation.group_rows(committed.get(group, {}), mine, mirrored, facts.get("offset_syncs"),
-                                      facts.get("target_ends"))
+                                      facts.get("target_ends"), source_ends_after)
         entry = group_entry(group, rows)
         entry["required"] = group in wanted_groups
         if group in wanted_groups and not committed.get(group) and not mine:

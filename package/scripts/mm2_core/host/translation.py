@@ -27,7 +27,7 @@ it costs one tool run per partition on each cluster. See docs/operate.md#transla
 
 from mm2_core.kafkatools.records import Checkpoint
 
-CHECKPOINT, OFFSET_SYNC, NONE = "checkpoint", "offset-sync", "none"
+CHECKPOINT, OFFSET_SYNC, AT_END, NONE = "checkpoint", "offset-sync", "target-end", "none"
 EXACT, REREADS, SKIPS, UNTRANSLATED = "EXACT", "REREADS", "SKIPS", "UNTRANSLATED"
 
 
@@ -62,14 +62,17 @@ def _row(topic, partition, target_topic, committed, upstream, downstream, status
             "upstream": upstream, "downstream": downstream, "status": status, "records": records, "source": source}
 
 
-def partition_row(topic, partition, target_topic, committed, checkpoint, syncs, target_end=None):
+def partition_row(topic, partition, target_topic, committed, checkpoint, syncs, target_end=None, source_end=None):
     """One committed partition: where the group starts on the target and what that does.
 
     The checkpoint (MM2's answer) first: its target offset D holds the copy of source offset S (from the syncs;
     without one the checkpoint's upstream offset stands in): EXACT (S == C), REREADS (C - S records), SKIPS
     (S - C records never seen, e.g. the group was reset backwards on the source after MM2 checkpointed it).
     No checkpoint, or one that skips: the offset syncs (EXACT or REREADS, records = at most that many re-read).
-    Neither: UNTRANSLATED (the group would start at its auto.offset.reset on the target)."""
+    Neither, but the group had read every record of the partition (C >= source_end, an end offset of the source
+    read AFTER target_end, the target's): the target's end (source 'target-end'): every record after C was written
+    on the source after target_end was read, so its copy lies after it (an empty partition, a caught-up group).
+    Else UNTRANSLATED (the group would start at its auto.offset.reset on the target)."""
     row = None
     if checkpoint is not None:
         s = upstream_at(checkpoint.downstream, syncs)
@@ -84,21 +87,25 @@ def partition_row(topic, partition, target_topic, committed, checkpoint, syncs, 
         offset, reread, (up, _down) = found
         return _row(topic, partition, target_topic, committed, up, offset, EXACT if reread == 0 else REREADS,
                     reread, OFFSET_SYNC)
+    if row is None and source_end is not None and target_end is not None and committed >= source_end:
+        return _row(topic, partition, target_topic, committed, None, target_end, EXACT, 0, AT_END)
     return row or _row(topic, partition, target_topic, committed, None, None, UNTRANSLATED, None, NONE)
 
 
-def group_rows(committed, checkpoints, mirrored, syncs=None, target_ends=None):
+def group_rows(committed, checkpoints, mirrored, syncs=None, target_ends=None, source_ends=None):
     """partition_row of each committed partition of one group, sorted.
 
     committed: {(source topic, partition): C}; checkpoints: Checkpoint objects of this group (target topic names);
     mirrored: function(source topic) -> target topic; syncs: records.parse_offset_syncs() ({(source topic, p):
-    [(u, d), ...]}); target_ends: {(target topic, p): end offset} when known."""
+    [(u, d), ...]}); target_ends: {(target topic, p): end offset} when known; source_ends: {(source topic, p): end
+    offset}, only when read after target_ends (see partition_row)."""
     by_target = dict(((cp.topic, cp.partition), cp) for cp in checkpoints)
     rows = []
     for (topic, partition) in sorted(committed):
         tt = mirrored(topic)
         rows.append(partition_row(topic, partition, tt, committed[(topic, partition)], by_target.get((tt, partition)),
-                                  (syncs or {}).get((topic, partition)), (target_ends or {}).get((tt, partition))))
+                                  (syncs or {}).get((topic, partition)), (target_ends or {}).get((tt, partition)),
+                                  (source_ends or {}).get((topic, partition))))
     return rows
 
 
