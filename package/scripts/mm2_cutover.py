@@ -219,7 +219,8 @@ def _target_facts(cli, rendering, flow, facts):
 
     cp_topic = kafka_tools.checkpoints_topic(source, topo.separator, version,
                                              mm2_commands._internal_separator_enabled(rendering))
-    facts["checkpoints"], stamps = read_checkpoints(cli, target, cp_topic)
+    facts["checkpoints"], stamps = read_checkpoints(cli, target, cp_topic,
+                                                    (facts.get("target_ends") or {}).get((cp_topic, 0)))
     facts["checkpoint_read_ms"] = int(time.time() * 1000)
     facts["checkpoint_ms"] = max(stamps) if stamps else None
     return facts
@@ -234,10 +235,14 @@ def _single_partition_read(cli, alias, topic):
     return argv[:i] + ["--partition", "0", "--offset", "earliest"] + argv[i + 1:]
 
 
-def read_checkpoints(cli, alias, topic):
+def read_checkpoints(cli, alias, topic, end=None):
     """(latest checkpoints, record timestamps) of a checkpoints topic in one read: raw records with their
-    timestamps (kafka_tools decodes MM2's binary records itself)."""
-    res = cli.run(_single_partition_read(cli, alias, topic) + kafka_commands.RAW_RECORD_PROPERTIES,
+    timestamps (kafka_tools decodes MM2's binary records itself). end: the topic's end offset when known: the read
+    stops after that many records (none were compacted away) instead of waiting for the quiet; 0 reads nothing."""
+    if end == 0:
+        return [], []
+    argv = _single_partition_read(cli, alias, topic) + kafka_commands.RAW_RECORD_PROPERTIES
+    res = cli.run(argv + (["--max-messages", str(int(end))] if end else []),
                   timeout=cli.timeout + ASSIGNED_QUIET_MS // 1000)
     return (kafka_records.latest_checkpoints(kafka_records.parse_checkpoints(res.out)),
             kafka_records.parse_record_timestamps(res.out))
