@@ -101,3 +101,13 @@ def test_failover_judges_each_group_by_partition(monkeypatch):
                          "translated"]
     # a source that cannot be read: nothing judged, MM2's checkpoints go as they are
     assert mm2_cutover.judge_groups(Cli(describe=(1, "")), rendering, flow, ["app"], cps) == {}
+
+
+def test_the_gates_checkpoints_read_stops_at_the_end_offset_it_knows():
+    cli = Cli(describe=(0, ""))
+    cli.run = lambda argv, timeout=None: cli.calls.append(argv) or mm2_kafka_cli.ToolResult(0, "", "")
+    assert mm2_cutover.read_checkpoints(cli, "west", "east.checkpoints.internal", 0) == ([], []) and cli.calls == []
+    mm2_cutover.read_checkpoints(cli, "west", "east.checkpoints.internal", 12)
+    assert cli.calls[-1][-2:] == ["--max-messages", "12"]
+    mm2_cutover.read_checkpoints(cli, "west", "east.checkpoints.internal")
+    assert "--max-messages" not in cli.calls[-1]
