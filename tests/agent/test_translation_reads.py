@@ -25,7 +25,7 @@ SYNCS = "\n".join([
 
 
 class Cli(object):
-    version, home = (3, 6, 2), "/k"
+    version, home, timeout = (3, 6, 2), "/k", 60
 
     def __init__(self, describe=(0, DESCRIBE), syncs=(0, SYNCS)):
         self.describe, self.syncs, self.calls = describe, syncs, []
