@@ -16,7 +16,7 @@ from resource_management.core.logger import Logger
 from mm2_core.config import names
 from mm2_core.config.config_values import parse_bool
 from mm2_core.formats.text import text, to_text
-from mm2_core.host import kafka_tools
+from mm2_core.host import kafka_tools, translation
 from mm2_core.kafka import versions
 from mm2_core.kafkatools import commands as kafka_commands, records as kafka_records
 
@@ -50,6 +50,14 @@ def _int_setting(topo, flow, name):
 
 def topic_filter(topo, flow):
     return kafka_tools.TopicFilter(_setting(topo, flow, "topics"), _setting(topo, flow, "topics.exclude"))
+
+
+def replicated_topic(topo, flow, topic):
+    """Whether the flow replicates source topic `topic`: its topic filter matches, it is not internal, and it did
+    not come from the flow's target (MM2's cycle check)."""
+    from mm2_core.kafka import replication_policy
+    return bool(topic_filter(topo, flow).matches(topic)) and not kafka_tools.is_internal_topic(topic) and \
+        not replication_policy.is_cycle(topic, flow.target, topo.policy, topo.separator)
 
 
 def _checkpoint_interval_seconds(rendering, flow):
@@ -431,12 +439,47 @@ def translation_notes(version):
                      "a lagging group only from the offset syncs it read since its checkpoint task started, so a "
                      "group that stopped before the last restart is missing here until it catches up (fixed in Kafka "
                      "%s, KAFKA-15905)" % (version, versions.feature_first(versions.OFFSET_SYNC_HISTORY_ACROSS_RESTARTS)))
+    if not versions.supports(version, versions.OFFSET_SYNC_HISTORY_ACROSS_RESTARTS):
+        notes.append("Kafka %s: a committed partition without a checkpoint is translated here from the offset syncs "
+                     "still in MM2's offset-syncs topic, as MM2 3.7.1+ does (the newest sync at or before the group's "
+                     "offset: never past a record that was not copied; 'offset-sync' above); one without such a sync "
+                     "is named as cannot be translated" % version)
     if versions.supports(version, versions.OFFSET_SYNC_HISTORY) and \
             not versions.supports(version, versions.OFFSET_SYNCS_AT_COMMIT):
         notes.append("Kafka %s: translated offsets stop at the partition's latest offset sync: a group that failed over "
                      "with them re-reads up to offset.lag.max records per partition (exact from Kafka %s)"
                      % (version, versions.feature_first(versions.OFFSET_SYNCS_AT_COMMIT)))
     return notes
+
+
+def _translation_inputs(cli, rendering, flow, wanted):
+    """(committed offsets {group: {(t, p): C}} or None, offset syncs, notes) for the partitions MM2's checkpoints
+    lack (mm2_core.host.translation); None when the source's groups cannot be read (checkpoints alone)."""
+    import mm2_cutover
+    committed, problem = mm2_cutover.committed_offsets(cli, rendering, flow, wanted,
+                                                       lambda tp: replicated_topic(rendering.topology, flow, tp[0]))
+    if problem:
+        return None, {}, ["only MM2's checkpoints are exported, unchecked: the committed offsets on %s could not be "
+                          "read, so partitions the checkpoints lack cannot be found or translated (%s)"
+                          % (flow.source, problem)]
+    syncs, problem = mm2_cutover.read_offset_syncs(cli, rendering, flow)
+    return committed, syncs, [problem] if problem else []
+
+
+def _export_sources(rows):
+    if not rows:
+        return ""
+    counts = translation.source_counts(rows)
+    said = ["%d from %s" % (counts[k], {translation.CHECKPOINT: "MM2's checkpoints",
+                                        translation.OFFSET_SYNC: "offset syncs"}[k])
+            for k in (translation.CHECKPOINT, translation.OFFSET_SYNC) if counts.get(k)]
+    bad = translation.names(rows, translation.UNTRANSLATED)
+    skips = translation.names(rows, translation.SKIPS)
+    return " (%s; a consumer re-reads at most %d record(s)%s%s)" % (
+        ", ".join(said) or "none translated",
+        sum(r["records"] for r in rows if r["status"] in (translation.EXACT, translation.REREADS)),
+        "; CANNOT BE TRANSLATED: " + ", ".join(bad) if bad else "",
+        "; left out, it would skip records: " + ", ".join(skips) if skips else "")
 
 
 def export_translated_offsets(script, params, groups_filter=None):
@@ -465,11 +508,13 @@ def export_translated_offsets(script, params, groups_filter=None):
             if not result.ok:
                 raise Fail("Reading %s on %s failed: %s" % (topic, flow.target, result.problem()))
             checkpoints = kafka_records.latest_checkpoints(kafka_records.parse_checkpoints(result.out))
-            if wanted:
-                checkpoints = [c for c in checkpoints if c.group in wanted]
+            committed, syncs, read_notes = _translation_inputs(cli, rendering, flow, wanted)
+            exports = translation.export_groups(committed, checkpoints, lambda t, f=flow: topo.mirrored_topic(f, t),
+                                                syncs, wanted)
             entry = {"flow": flow.name, "source": flow.source, "target": flow.target, "topic": topic,
-                     "groups": {}}
-            if not checkpoints:
+                     "groups": {}, "notes": read_notes}
+            summary_lines.extend("%s: %s" % (flow.name, n) for n in read_notes)
+            if not exports:
                 summary_lines.append("%s: no checkpoints in %s on %s%s (groups must match kafka-mm2-replication/"
                                      "groups and have committed offsets on %s)" % (
                                          flow.name, topic, flow.target,
@@ -480,18 +525,22 @@ def export_translated_offsets(script, params, groups_filter=None):
                                                                    _safe_name(flow.target), stamp)))
             os.chown(out_dir, cli.uid, cli.gid)
             all_path = os.path.join(out_dir, "all-groups.csv")
-            _write(all_path, kafka_tools.offsets_csv(checkpoints, with_group=True), cli.uid, cli.gid)
+            _write(all_path, kafka_tools.offsets_csv([cp for _rows, applied in exports.values() for cp in applied],
+                                                     with_group=True), cli.uid, cli.gid)
             entry["all_groups_csv"] = all_path
-            summary_lines.append("%s: %d group(s) from %s on %s -> %s" % (
-                flow.name, len(set(c.group for c in checkpoints)), topic, flow.target, out_dir))
-            for group in sorted(set(c.group for c in checkpoints)):
-                mine = [c for c in checkpoints if c.group == group]
+            summary_lines.append("%s: %d group(s) from %s on %s%s -> %s" % (
+                flow.name, len(exports), topic, flow.target, "" if committed is None else
+                " and the offset syncs", out_dir))
+            for group in sorted(exports):
+                rows, applied = exports[group]
                 path = os.path.join(out_dir, "group-%s.csv" % _safe_name(group))
-                _write(path, kafka_tools.offsets_csv(mine, with_group=False), cli.uid, cli.gid)
-                entry["groups"][group] = {"csv": path, "partitions": len(mine),
-                                          "offsets": dict(("%s-%d" % (c.topic, c.partition), c.downstream)
-                                                          for c in mine)}
-                summary_lines.append("  %s: %d partition(s) -> %s" % (group, len(mine), path))
+                if applied:
+                    _write(path, kafka_tools.offsets_csv(applied, with_group=False), cli.uid, cli.gid)
+                entry["groups"][group] = dict(translation.export_entry(rows, applied), csv=path if applied else None)
+                summary_lines.append("  %s: %d partition(s) -> %s%s" % (
+                    group, len(applied), path if applied else "(nothing to apply)", _export_sources(rows)))
+                if rows:
+                    summary_lines.append("    " + translation.describe(rows))
             hint = kafka_commands.groups_reset_hint(
                 params.kafka_home, cli.bootstrap(flow.target), "<client config of %s>" % flow.target,
                 os.path.join(out_dir, "group-<group>.csv"), ["<group>"])
@@ -499,6 +548,7 @@ def export_translated_offsets(script, params, groups_filter=None):
                                  % (flow.target, " ".join(hint)))
             exported.append(entry)
         summary_lines.extend(translation_notes(".".join(str(v) for v in cli.version)))
-    Logger.info("Translated consumer-group offsets (from MM2 checkpoints):\n" + "\n".join(summary_lines))
+    Logger.info("Translated consumer-group offsets (MM2's checkpoints; where they lack a committed partition, the "
+                "offset syncs):\n" + "\n".join(summary_lines))
     script.put_structured_out({"translated_offsets": exported})
     return exported

@@ -19,7 +19,7 @@ from resource_management.core.logger import Logger
 from mm2_setup import Refused
 from mm2_core.config import names
 from mm2_core.formats.text import text, to_text
-from mm2_core.host import cutover, kafka_tools
+from mm2_core.host import cutover, kafka_tools, translation
 from mm2_core.kafka import versions
 from mm2_core.kafkatools import commands as kafka_commands, output as kafka_output, records as kafka_records
 from mm2_core.model import groups as group_rules, resolved
@@ -32,7 +32,8 @@ RPO_PROBE_TIMEOUTS_MS = (4000, 20000)   # the first read of the oldest unreplica
 PROBE_SECONDS = 45
 ASSIGNED_QUIET_MS = 15000   # includes the first fetch: seconds on a busy host
 HEARTBEATS_READ = 20          # the last records of each partition of <source>.heartbeats on the target
-OFFSET_SYNC_FORMATTER = "org.apache.kafka.connect.mirror.formatters.OffsetSyncFormatter"
+SYNC_READ_INTERVAL = 10     # before Kafka 3.0 (no end offsets): the offset-syncs read ends on a quiet of 8.5 s
+GROUPS_DESCRIBE_SECONDS = 60   # committed offsets on the source: a source that is down fails it after this
 
 
 def _param(name, fallback=""):
@@ -97,7 +98,9 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
     # A cluster that is down makes every tool wait for its own timeouts: the first read of each cluster (its end
     # offsets) is bounded by PROBE_SECONDS and tells whether it is reachable.
     ends = {}
-    for alias in (source, target):
+    # the target first: a source end read after it tells that the copies of later records lie after the target's
+    # end (a caught-up group's translation, mm2_core.host.translation.partition_row)
+    for alias in (target, source):
         probe = cli.run(kafka_commands.get_offsets_command(home, cli.bootstrap(alias), cli.config(alias), -1),
                         timeout=PROBE_SECONDS)
         if probe.ok:
@@ -155,25 +158,56 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
         facts[side] = kafka_output.parse_topic_configs(out) if out is not None else {}
 
     _target_facts(cli, rendering, flow, facts)
-    # MM2's offset syncs: which source offset the translated target offsets stand for
-    isep = kafka_tools.internal_separator(topo.separator, version, mm2_commands._internal_separator_enabled(rendering))
-    location = text(resolved.flow_setting(topo, flow, "offset-syncs.topic.location")).strip()
-    sync_cluster = target if location == "target" else source
-    argv = _single_partition_read(cli, sync_cluster, cutover.offset_syncs_topic(target, isep))
-    res = cli.run(argv + ["--formatter", OFFSET_SYNC_FORMATTER], timeout=cli.timeout + ASSIGNED_QUIET_MS // 1000)
-    facts["offset_syncs"] = kafka_records.parse_offset_syncs(res.out)
+    # MM2's offset syncs: which source offset the translated target offsets stand for, and the translation of the
+    # partitions MM2's checkpoints lack (mm2_core.host.translation)
+    facts["offset_syncs"], problem = read_offset_syncs(cli, rendering, flow)
+    if problem:
+        Logger.warning(problem)
+    committed, problem = committed_offsets(cli, rendering, flow, wanted_groups,
+                                           lambda tp: tp in facts["source_ends"])
+    if problem:
+        errors.append(problem)
+    facts["committed"] = committed or {}
+    return facts
 
-    out = _read(cli, kafka_commands.groups_describe_command(home, cli.bootstrap(source), cli.config(source)),
-                "consumer groups of %s" % source, errors)
+
+def read_offset_syncs(cli, rendering, flow):
+    """({(source topic, partition): [(upstream, downstream), ...]} of the flow's offset-syncs topic, problem or
+    None). Read up to the topic's end offsets (Kafka 3.0+): the read ends when it has them, not after a quiet."""
+    import mm2_commands
+    topo = rendering.topology
+    if not versions.supports(cli.version, versions.MM2_FORMATTERS):
+        return {}, "offset syncs not read: Kafka %s has no OffsetSyncFormatter (%s+)" % (
+            ".".join(str(v) for v in cli.version), versions.feature_first(versions.MM2_FORMATTERS))
+    isep = kafka_tools.internal_separator(topo.separator, cli.version,
+                                          mm2_commands._internal_separator_enabled(rendering))
+    location = text(resolved.flow_setting(topo, flow, "offset-syncs.topic.location")).strip()
+    alias = flow.target if location == "target" else flow.source
+    topic = cutover.offset_syncs_topic(flow.target, isep)
+    res = cli.read_compacted(alias, topic, "offset-sync", SYNC_READ_INTERVAL)
+    syncs = kafka_records.parse_offset_syncs(res.out)
+    if not res.ok and not syncs:
+        return {}, "offset syncs of %s not read from %s on %s: %s" % (flow.name, topic, alias, res.problem(3))
+    return syncs, None
+
+
+def committed_offsets(cli, rendering, flow, wanted_groups, keep):
+    """({group: {(topic, partition): committed offset}} on the flow's source, problem or None): the wanted groups,
+    else every group the flow's groups filter matches; only partitions for which keep((topic, partition))."""
+    source = flow.source
+    res = cli.run(kafka_commands.groups_describe_command(cli.home, cli.bootstrap(source), cli.config(source)),
+                  timeout=GROUPS_DESCRIBE_SECONDS)
+    found = kafka_output.group_offsets(res.out or "")
+    if not res.ok and not found:
+        return None, "consumer groups of %s: %s" % (source, res.problem(3))
     gflt = _group_filter(cli, rendering, flow)
     committed = {}
-    for group, offsets in kafka_output.group_offsets(out or "").items():
+    for group, offsets in found.items():
         if group in wanted_groups or (not wanted_groups and gflt.matches(group)):
-            mine = dict((tp, c) for tp, c in offsets.items() if tp in facts["source_ends"])
+            mine = dict((tp, c) for tp, c in offsets.items() if keep(tp))
             if mine:
                 committed[group] = mine
-    facts["committed"] = committed
-    return facts
+    return committed, None
 
 
 def _target_facts(cli, rendering, flow, facts):
@@ -198,7 +232,8 @@ def _target_facts(cli, rendering, flow, facts):
 
     cp_topic = kafka_tools.checkpoints_topic(source, topo.separator, version,
                                              mm2_commands._internal_separator_enabled(rendering))
-    facts["checkpoints"], stamps = read_checkpoints(cli, target, cp_topic)
+    facts["checkpoints"], stamps = read_checkpoints(cli, target, cp_topic,
+                                                    (facts.get("target_ends") or {}).get((cp_topic, 0)))
     facts["checkpoint_read_ms"] = int(time.time() * 1000)
     facts["checkpoint_ms"] = max(stamps) if stamps else None
     return facts
@@ -213,10 +248,14 @@ def _single_partition_read(cli, alias, topic):
     return argv[:i] + ["--partition", "0", "--offset", "earliest"] + argv[i + 1:]
 
 
-def read_checkpoints(cli, alias, topic):
+def read_checkpoints(cli, alias, topic, end=None):
     """(latest checkpoints, record timestamps) of a checkpoints topic in one read: raw records with their
-    timestamps (kafka_tools decodes MM2's binary records itself)."""
-    res = cli.run(_single_partition_read(cli, alias, topic) + kafka_commands.RAW_RECORD_PROPERTIES,
+    timestamps (kafka_tools decodes MM2's binary records itself). end: the topic's end offset when known: the read
+    stops after that many records (none were compacted away) instead of waiting for the quiet; 0 reads nothing."""
+    if end == 0:
+        return [], []
+    argv = _single_partition_read(cli, alias, topic) + kafka_commands.RAW_RECORD_PROPERTIES
+    res = cli.run(argv + (["--max-messages", str(int(end))] if end else []),
                   timeout=cli.timeout + ASSIGNED_QUIET_MS // 1000)
     return (kafka_records.latest_checkpoints(kafka_records.parse_checkpoints(res.out)),
             kafka_records.parse_record_timestamps(res.out))
@@ -287,6 +326,7 @@ def failover_groups(script, params):
         cp_topic = kafka_tools.checkpoints_topic(flow.source, topo.separator, cli.version,
                                                  mm2_commands._internal_separator_enabled(rendering))
         checkpoints, _stamps = read_checkpoints(cli, target, cp_topic)
+        judged = judge_groups(cli, rendering, flow, groups, checkpoints)
         res = cli.run(kafka_commands.groups_describe_command(home, cli.bootstrap(target), cli.config(target), groups,
                                                              state=True))
         states = kafka_output.parse_group_state(res.out)
@@ -298,7 +338,13 @@ def failover_groups(script, params):
             if why:
                 refused[group] = why
                 continue
-            rows, capped = cutover.cap_rows(cutover.offsets_csv_rows(checkpoints, group), not_after)
+            entry = judged.get(group)
+            why = entry and cutover.failover_refusal(flow.name, target, entry)
+            if why:
+                refused[group] = why
+                continue
+            rows, capped = cutover.cap_rows(cutover.offsets_csv_rows(
+                entry["apply"] if entry else checkpoints, group), not_after)
             if capped:
                 Logger.info("Group %s: translated offsets capped where %s has records never replicated: %s" % (
                     group, target, ", ".join(capped)))
@@ -325,6 +371,31 @@ def failover_groups(script, params):
         raise Fail("FAILOVER_GROUPS %s: %d group(s) refused:\n%s" % (flow.name, len(refused),
                                                                     "\n".join(refused[g] for g in sorted(refused))))
     return applied
+
+
+def judge_groups(cli, rendering, flow, groups, checkpoints):
+    """{group: cutover.group_entry + "apply" (translation.applicable)} from the groups' committed offsets on the
+    source and the offset syncs; {} when the source cannot be read (a source that is down: MM2's checkpoints are
+    applied as they are, and the log says that nothing could be checked)."""
+    import mm2_commands
+    committed, problem = committed_offsets(cli, rendering, flow, groups,
+                                           lambda tp: mm2_commands.replicated_topic(rendering.topology, flow, tp[0]))
+    if problem:
+        Logger.warning("%s: MM2's checkpoints are applied as they are, unchecked: %s" % (flow.name, problem))
+        return {}
+    syncs, problem = read_offset_syncs(cli, rendering, flow)
+    if problem:
+        Logger.warning(problem)
+    judged = {}
+    for group in groups:
+        mine = [cp for cp in checkpoints if cp.group == group]
+        rows = translation.group_rows(committed.get(group, {}), mine,
+                                      lambda t: rendering.topology.mirrored_topic(flow, t), syncs)
+        judged[group] = cutover.group_entry(group, rows)
+        judged[group]["apply"] = translation.applicable(group, rows, mine)
+        if rows:
+            Logger.info("Group %s: %s" % (group, translation.describe(rows)))
+    return judged
 
 
 def _flow_target_ends(cli, topo, flow):
@@ -416,7 +487,8 @@ def drill(script, params):
         target = flow.target
         for group in groups:
             shadow = group + suffix
-            rows = cutover.offsets_csv_rows(facts.get("checkpoints") or [], group)
+            rows = cutover.offsets_csv_rows(translation.applicable(
+                group, outlook.get(group, {}).get("partitions") or [], facts.get("checkpoints") or []), group)
             if not rows:
                 problems.append("group %s has no checkpoint on %s: nothing to rehearse (it must match "
                                 "kafka-mm2-replication/groups and commit on %s)" % (group, target, flow.source))

@@ -2,7 +2,7 @@
 output it reads are the Kafka boundary's: tests/core/test_kafkatools.py)."""
 import pytest
 
-from mm2_core.host import cutover
+from mm2_core.host import cutover, translation
 from mm2_core.kafkatools.records import Checkpoint
 
 def test_refusal_names_the_group_and_what_to_do():
@@ -22,14 +22,17 @@ def test_retention_gap_is_what_the_source_deleted_before_mm2_copied_it():
     assert cutover.rpo_probes(rows) == [("t", 0, 150), ("t", 2, 10)]
 
 
-def test_group_outlook_uses_offset_syncs_for_the_record_a_translated_offset_holds():
+def test_a_checkpoint_is_judged_by_the_record_its_target_offset_holds():
     cps = [Checkpoint("g", "A.t", 0, 120, 102), Checkpoint("g", "A.t", 1, 40, 41)]
     syncs = {("t", 0): [(0, 0), (101, 101)], ("t", 1): [(50, 41)]}
-    rows = cutover.group_outlook({("t", 0): 120, ("t", 1): 40, ("t", 2): 5}, cps, lambda t: "A." + t, syncs)
-    assert rows == [("t", 0, 120, 120, 102, "REREADS", 18), ("t", 1, 40, 40, 41, "SKIPS", 10),
-                    ("t", 2, 5, None, None, "NO_CHECKPOINT", None)]
+    rows = translation.group_rows({("t", 0): 120, ("t", 1): 40, ("t", 2): 5}, cps, lambda t: "A." + t, syncs)
+    assert [(r["topic"], r["partition"], r["committed"], r["upstream"], r["downstream"], r["status"], r["records"],
+             r["source"]) for r in rows] == [
+        ("t", 0, 120, 120, 102, "REREADS", 18, "checkpoint"), ("t", 1, 40, 40, 41, "SKIPS", 10, "checkpoint"),
+        ("t", 2, 5, None, None, "UNTRANSLATED", None, "none")]
     # no sync known: the checkpoint's upstream offset stands in
-    assert cutover.group_outlook({("t", 0): 120}, cps[:1], lambda t: "A." + t)[0][5:] == ("EXACT", 0)
+    (row,) = translation.group_rows({("t", 0): 120}, cps[:1], lambda t: "A." + t)
+    assert (row["status"], row["records"]) == ("EXACT", 0)
 
 
 def _facts(**over):
@@ -85,7 +88,7 @@ def test_drift_reports_every_property_and_blocks_only_the_chosen_ones():
 def test_groups_that_would_skip_or_lack_a_checkpoint_block():
     report = _evaluate(checkpoints=[Checkpoint("g", "A.t", 0, 110, 110)], offset_syncs={("t", 0): [(110, 110)]})
     assert report["groups"][0]["skipped"] == 10
-    assert any("group g would skip 10 record(s) (max.skipped.records=0)" in r for r in report["reasons"])
+    assert any("group g would skip 10 record(s) on t-0 (max.skipped.records=0)" in r for r in report["reasons"])
     missing = _evaluate(groups=("g", "other"))
     assert any("group other has no checkpoint for (no committed offsets on A)" in r for r in missing["reasons"])
 

@@ -35,3 +35,13 @@ def test_topology_names_mirrored_heartbeats_like_kafka_under_identity():
     flow = topo.flows[0]
     assert topo.mirrored_topic(flow, "orders") == "orders"
     assert topo.mirrored_topic(flow, "heartbeats") == "src.heartbeats"
+
+
+def test_a_topic_that_came_from_the_target_is_a_cycle_mm2_does_not_replicate():
+    assert rp.is_cycle("B.orders", "B")
+    assert rp.is_cycle("C.B.orders", "B")      # through C, from B (isCycle recurses on the upstream topic)
+    assert rp.is_cycle("X.B.orders", "B")      # any prefix is a source cluster to Kafka's policy
+    assert not rp.is_cycle("C.orders", "B")
+    assert not rp.is_cycle("orders", "B")
+    assert rp.is_cycle("B_orders", "B", separator="_")
+    assert not rp.is_cycle("B.orders", "B", policy=rp.IDENTITY)

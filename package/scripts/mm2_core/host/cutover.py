@@ -18,6 +18,7 @@ The same committed offsets against each partition's log-start offset give the re
 the source deleted records MM2 had not copied yet (its next offset N + 1 is below log start), the
 copy silently skips them (the replication consumer resets to the earliest offset).
 """
+from mm2_core.host import translation
 
 
 # Operator-settable thresholds of the gate: name -> (default, meaning). One source of truth for the
@@ -112,47 +113,6 @@ def silent_loss(source_starts, replicated):
     return lost
 
 
-def upstream_at(downstream, syncs):
-    """The source offset of the record at target offset `downstream`, from the newest offset sync at or below it
-    (records after a sync are counted one to one: with gaps on the source the real offset is higher, so what
-    this says a group re-reads is an upper bound, and what it skips a lower one). None without a sync."""
-    best = None
-    for up, down in syncs or ():
-        if down <= downstream and (best is None or down >= best[1]):
-            best = (up, down)
-    return None if best is None else best[0] + (downstream - best[1])
-
-
-def group_outlook(committed, checkpoints, mirrored, syncs=None):
-    """What failing a group over now would do, per partition. The group committed C on the source; its latest
-    checkpoint says the target offset D (where a failed-over consumer starts), which holds the copy of source
-    offset S (from MM2's offset syncs; without one, the checkpoint's upstream offset U stands in):
-
-    - EXACT: S == C; REREADS: S < C, C - S records are read again; SKIPS: S > C, S - C records are never seen;
-    - NO_CHECKPOINT: no translation; the group would start at its auto.offset.reset on the target.
-
-    committed: {(topic, partition): C}; checkpoints: Checkpoint objects of this group (target topic names);
-    mirrored: function(source topic) -> target topic; syncs: kafkatools.records.parse_offset_syncs().
-    Returns rows (topic, partition, C, U, D, status, records)."""
-    by_target = dict(((cp.topic, cp.partition), cp) for cp in checkpoints)
-    rows = []
-    for (topic, partition) in sorted(committed):
-        c = committed[(topic, partition)]
-        cp = by_target.get((mirrored(topic), partition))
-        if cp is None:
-            rows.append((topic, partition, c, None, None, "NO_CHECKPOINT", None))
-            continue
-        s = upstream_at(cp.downstream, (syncs or {}).get((topic, partition)))
-        s = cp.upstream if s is None else s
-        if s == c:
-            rows.append((topic, partition, c, cp.upstream, cp.downstream, "EXACT", 0))
-        elif s < c:
-            rows.append((topic, partition, c, cp.upstream, cp.downstream, "REREADS", c - s))
-        else:
-            rows.append((topic, partition, c, cp.upstream, cp.downstream, "SKIPS", s - c))
-    return rows
-
-
 def topic_drift(source_topic, target_topic, source_partitions, target_partitions, source_configs, target_configs):
     """[(property, source value, target value)] that differ; 'partitions' is the partition count. A target
     topic that does not exist yet is drift of every compared property."""
@@ -202,15 +162,21 @@ def verdict(flow_report, limits):
                 flow_report["target"], d["target"]))
     for g in flow_report.get("groups", []):
         if _exceeds(g["skipped"], limits["max.skipped.records"]):
-            reasons.append("%s: group %s would skip %d record(s) (max.skipped.records=%d)" % (
-                flow, g["group"], g["skipped"], limits["max.skipped.records"]))
+            reasons.append("%s: group %s would skip %d record(s) on %s (max.skipped.records=%d)" % (
+                flow, g["group"], g["skipped"], _listed(g.get("skips") or []), limits["max.skipped.records"]))
         if _exceeds(g["reread"], limits["max.reread.records"]):
             reasons.append("%s: group %s would re-read at least %d record(s) (max.reread.records=%d)" % (
                 flow, g["group"], g["reread"], limits["max.reread.records"]))
-        if g.get("required") and g["no_checkpoint"]:
-            reasons.append("%s: group %s has no checkpoint for %s: MM2 has not translated it yet (it must match "
-                           "kafka-mm2-replication/groups and commit on %s)" % (
-                               flow, g["group"], ", ".join(g["no_checkpoint"][:5]), flow_report["source"]))
+        if g.get("required") and g.get("no_commit"):
+            reasons.append("%s: group %s has no checkpoint for (no committed offsets on %s): MM2 has not translated "
+                           "it yet (it must match kafka-mm2-replication/groups and commit on %s)" % (
+                               flow, g["group"], flow_report["source"], flow_report["source"]))
+        if g.get("untranslated"):
+            reasons.append("%s: group %s is NOT READY for failover: %d partition(s) cannot be translated (no "
+                           "checkpoint of MM2 and no offset sync at or before the group's offset): %s; a failover "
+                           "would leave them to the group's auto.offset.reset on %s (a skip or a full re-read)" % (
+                               flow, g["group"], len(g["untranslated"]), _listed(g["untranslated"]),
+                               flow_report["target"]))
     return (NOT_READY if reasons else READY), reasons
 
 
@@ -267,17 +233,19 @@ def evaluate_flow(flow, source, target, facts, limits, now_ms, mirrored, wanted_
 
     checkpoints = facts.get("checkpoints") or []
     committed = facts.get("committed") or {}
+    # a caught-up group's partition translates to the target's end only when the source's ends were read after it
+    ordered = facts.get("target_ends_ms") is not None and facts.get("source_ends_ms") is not None and \
+        facts["target_ends_ms"] <= facts["source_ends_ms"]
+    source_ends_after = facts.get("source_ends") if ordered else None
     groups = sorted(set(committed) | set(wanted_groups))
     for group in groups:
         mine = [cp for cp in checkpoints if cp.group == group]
-        outlook = group_outlook(committed.get(group, {}), mine, mirrored, facts.get("offset_syncs"))
-        entry = {"group": group, "required": group in wanted_groups,
-                 "skipped": sum(r[6] for r in outlook if r[5] == "SKIPS"),
-                 "reread": sum(r[6] for r in outlook if r[5] == "REREADS"),
-                 "no_checkpoint": ["%s-%d" % (r[0], r[1]) for r in outlook if r[5] == "NO_CHECKPOINT"],
-                 "partitions": [{"topic": r[0], "partition": r[1], "committed": r[2], "upstream": r[3],
-                                 "downstream": r[4], "status": r[5], "records": r[6]} for r in outlook]}
+        rows = translation.group_rows(committed.get(group, {}), mine, mirrored, facts.get("offset_syncs"),
+                                      facts.get("target_ends"), source_ends_after)
+        entry = group_entry(group, rows)
+        entry["required"] = group in wanted_groups
         if group in wanted_groups and not committed.get(group) and not mine:
+            entry["no_commit"] = True
             entry["no_checkpoint"] = ["(no committed offsets on %s)" % source]
         report["groups"].append(entry)
     report["verdict"], report["reasons"] = verdict(report, limits)
@@ -310,9 +278,10 @@ def format_report(report):
         lines.append("  retention gap %s-%d: %d record(s) deleted before MM2 copied them" % (
             g["topic"], g["partition"], g["lost"]))
     for g in report.get("groups", []):
-        lines.append("  group %s: skip %d, re-read >= %d%s" % (
+        lines.append("  group %s: skip %d, re-read >= %d%s%s" % (
             g["group"], g["skipped"], g["reread"],
-            "; no checkpoint: " + ", ".join(g["no_checkpoint"][:5]) if g["no_checkpoint"] else ""))
+            "; from offset syncs (no checkpoint): " + _listed(g["from_offset_syncs"]) if g.get("from_offset_syncs")
+            else "", "; cannot be translated: " + _listed(g["untranslated"]) if g.get("untranslated") else ""))
     for r in report.get("reasons", []):
         lines.append("  ! " + r)
     return "\n".join(lines)
@@ -336,9 +305,47 @@ def refusal(group, flow, target, state, members):
 
 
 def offsets_csv_rows(checkpoints, group):
-    """topic,partition,offset lines of a group's translated offsets (what --reset-offsets --from-file reads)."""
+    """topic,partition,offset lines of a group's translated offsets (what --reset-offsets --from-file reads): MM2's
+    checkpoints, or what translation.applicable() makes of them."""
     mine = sorted((cp.topic, cp.partition, cp.downstream) for cp in checkpoints if cp.group == group)
     return "".join("%s,%d,%d\n" % row for row in mine)
+
+
+def group_entry(group, rows):
+    """A group's part of the gate's report (and FAILOVER_GROUPS' judgement) from translation.group_rows: records
+    skipped and re-read at most, the partitions per source of the answer and those that cannot be translated."""
+    return {"group": group,
+            "skipped": sum(r["records"] for r in rows if r["status"] == translation.SKIPS),
+            "reread": sum(r["records"] for r in rows if r["status"] == translation.REREADS),
+            "skips": translation.names(rows, translation.SKIPS),
+            "no_checkpoint": ["%s-%d" % (r["topic"], r["partition"]) for r in rows
+                              if r["source"] != translation.CHECKPOINT],
+            "from_offset_syncs": ["%s-%d" % (r["topic"], r["partition"]) for r in rows
+                                  if r["source"] == translation.OFFSET_SYNC],
+            "untranslated": translation.names(rows, translation.UNTRANSLATED),
+            "sources": translation.source_counts(rows),
+            "partitions": rows}
+
+
+def failover_refusal(flow, target, entry):
+    """Why FAILOVER_GROUPS does not move a group (or None): a partition it would skip records of, or one that
+    cannot be translated (left to auto.offset.reset on the target: a skip with 'latest'). Names the partitions."""
+    problems = []
+    if entry["skips"]:
+        problems.append("would skip %d record(s) on %s" % (entry["skipped"], _listed(entry["skips"])))
+    if entry["untranslated"]:
+        problems.append("cannot translate %s (no checkpoint of MM2 and no offset sync at or before the group's "
+                        "offset)" % _listed(entry["untranslated"]))
+    if not problems:
+        return None
+    return ("group %s of %s is not moved to %s: it %s; nothing was changed for it (wait for MM2 to checkpoint it, "
+            "or move it by hand with kafka-consumer-groups --reset-offsets)" % (
+                entry["group"], flow, target, " and ".join(problems)))
+
+
+def _listed(items, most=10):
+    items = list(items)
+    return ", ".join(items[:most]) + (" and %d more" % (len(items) - most) if len(items) > most else "")
 
 
 def parse_partition_offsets(value):

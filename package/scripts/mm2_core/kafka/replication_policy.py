@@ -33,3 +33,18 @@ def upstream_topic(source_alias, remote, policy=PREFIXED, separator="."):
     if remote.startswith(prefix) and not _keeps_name(policy, remote):
         return remote[len(prefix):]
     return remote
+
+
+def is_cycle(topic, target_alias, policy=PREFIXED, separator="."):
+    """True when MM2 does not replicate source topic `topic` to `target_alias` because it came from there
+    (MirrorSourceConnector.isCycle under DefaultReplicationPolicy: each prefix before a separator, outermost first,
+    is a source cluster; one naming the target is a cycle). The identity policy cannot tell: never a cycle here."""
+    if policy != PREFIXED:
+        return False
+    rest = topic
+    while True:
+        alias, found, rest = rest.partition(separator or ".")
+        if not found:
+            return False
+        if alias == target_alias:
+            return True

@@ -7,6 +7,7 @@ from mm2_core.kafka import versions
 
 HEARTBEAT_FORMATTER = "org.apache.kafka.connect.mirror.formatters.HeartbeatFormatter"
 CHECKPOINT_FORMATTER = "org.apache.kafka.connect.mirror.formatters.CheckpointFormatter"
+OFFSET_SYNC_FORMATTER = "org.apache.kafka.connect.mirror.formatters.OffsetSyncFormatter"
 BYTES_DESERIALIZER = "org.apache.kafka.common.serialization.BytesDeserializer"
 
 LATEST, EARLIEST = -1, -2   # kafka-get-offsets --time: end offsets, log-start offsets (else a timestamp in ms)
@@ -73,7 +74,8 @@ def console_consumer(kafka_home, version_tuple, bootstrap, config_path, topic, m
     such reads with max_messages (see kafka_tools.tail_reads).
 
     mode: 'text' (values), 'keyed' (key<TAB>value: status topics), 'heartbeat' and
-    'checkpoint' (MM2 records: through MM2's formatters from 2.7, else as escaped bytes).
+    'checkpoint' (MM2 records: through MM2's formatters from 2.7, else as escaped bytes), 'offset-sync' (through
+    MM2's OffsetSyncFormatter, 2.7+: records.parse_offset_syncs reads only its lines).
     """
     start = ["--from-beginning"] if partition is None else ["--partition", str(int(partition)),
                                                             "--offset", str(int(offset or 0))]
@@ -86,7 +88,9 @@ def console_consumer(kafka_home, version_tuple, bootstrap, config_path, topic, m
             opt["client_property"], "allow.auto.create.topics=false"]
     if max_messages:
         args += ["--max-messages", str(int(max_messages))]
-    if mode in ("heartbeat", "checkpoint"):
+    if mode == "offset-sync":
+        args += ["--formatter", OFFSET_SYNC_FORMATTER]
+    elif mode in ("heartbeat", "checkpoint"):
         if versions.supports(version_tuple, versions.MM2_FORMATTERS):
             args += ["--formatter", HEARTBEAT_FORMATTER if mode == "heartbeat" else CHECKPOINT_FORMATTER]
         else:
