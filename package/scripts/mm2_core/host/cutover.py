@@ -265,11 +265,13 @@ def evaluate_flow(flow, source, target, facts, limits, now_ms, mirrored, wanted_
                                       (facts.get("target_configs") or {}).get(tt)):
             report["drift"].append({"topic": topic, "target_topic": tt, "property": name, "source": s, "target": t})
 
-    checkpoints = facts.get("checkpoints") or []
+    by_group = {}   # each group's checkpoints, in one pass (a scan per group is groups x checkpoints)
+    for cp in facts.get("checkpoints") or []:
+        by_group.setdefault(cp.group, []).append(cp)
     committed = facts.get("committed") or {}
     groups = sorted(set(committed) | set(wanted_groups))
     for group in groups:
-        mine = [cp for cp in checkpoints if cp.group == group]
+        mine = by_group.get(group, [])
         outlook = group_outlook(committed.get(group, {}), mine, mirrored, facts.get("offset_syncs"))
         entry = {"group": group, "required": group in wanted_groups,
                  "skipped": sum(r[6] for r in outlook if r[5] == "SKIPS"),
