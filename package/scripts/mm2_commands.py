@@ -16,7 +16,7 @@ from resource_management.core.logger import Logger
 from mm2_core.config import names
 from mm2_core.config.config_values import parse_bool
 from mm2_core.formats.text import text, to_text
-from mm2_core.host import kafka_tools
+from mm2_core.host import cutover, kafka_tools
 from mm2_core.kafka import versions
 from mm2_core.kafkatools import commands as kafka_commands, records as kafka_records
 
@@ -484,8 +484,9 @@ def export_translated_offsets(script, params, groups_filter=None):
             entry["all_groups_csv"] = all_path
             summary_lines.append("%s: %d group(s) from %s on %s -> %s" % (
                 flow.name, len(set(c.group for c in checkpoints)), topic, flow.target, out_dir))
-            for group in sorted(set(c.group for c in checkpoints)):
-                mine = [c for c in checkpoints if c.group == group]
+            by_group = cutover.checkpoints_by_group(checkpoints)
+            for group in sorted(by_group):
+                mine = by_group[group]
                 path = os.path.join(out_dir, "group-%s.csv" % _safe_name(group))
                 _write(path, kafka_tools.offsets_csv(mine, with_group=False), cli.uid, cli.gid)
                 entry["groups"][group] = {"csv": path, "partitions": len(mine),
