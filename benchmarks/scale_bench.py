@@ -38,6 +38,7 @@ import os
 import platform
 import resource
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -387,6 +388,24 @@ def measure(fn, repeat):
     return min(walls), min(cpus)
 
 
+class OverLimit(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def time_limit(seconds):
+    """Raise OverLimit in this (main) thread after `seconds` of wall time."""
+    def expired(signum, frame):
+        raise OverLimit()
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def peak_rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
@@ -411,8 +430,9 @@ def main():
     ap.add_argument("--only", default=",".join(OPS), help="operations to measure (%s)" % ",".join(OPS))
     ap.add_argument("--repeat", type=int, default=3, help="runs per point below --single-from (best is kept)")
     ap.add_argument("--single-from", type=int, default=100, help="from this multiple on, one run per point")
-    ap.add_argument("--budget", type=float, default=600.0,
-                    help="an operation whose run took longer (CPU s) is not tried at the next size")
+    ap.add_argument("--limit", type=int, default=300,
+                    help="wall seconds one run may take: a run stopped there is the operation's limit met, and the "
+                         "operation is not tried at the larger sizes")
     args = ap.parse_args()
     scales = [int(x) for x in args.scales.split(",")]
     ops = [o for o in args.only.split(",") if o]
@@ -436,17 +456,23 @@ def main():
             for op in ops:
                 if op in skipped:
                     continue
-                t0 = clock()
-                fn = globals()["op_" + op](e, work)
-                setup = clock() - t0
-                wall, cpu = measure(fn, 1 if k >= args.single_from or op in ONCE else args.repeat)
+                t0, cpu0 = clock(), time.process_time()
+                try:
+                    with time_limit(args.limit):
+                        fn = globals()["op_" + op](e, work)
+                        setup = clock() - t0
+                        wall, cpu = measure(fn, 1 if k >= args.single_from or op in ONCE else args.repeat)
+                except OverLimit:
+                    skipped[op] = "%dx stopped after %d s wall (%.0f CPU s, setup included; --limit)" % (
+                        k, args.limit, time.process_time() - cpu0)
+                    print("%-10s %-5s  over the limit: %s" % (op, e.label(), skipped[op]))
+                    sys.stdout.flush()
+                    continue
                 results[(op, k)] = (wall, cpu)
                 print("%-10s %-5s %8.3f %8.3f %8.0f %9.1f %8.1f  %d clusters, %d flows, %d partitions, %d groups, "
                       "%d hosts" % (op, e.label(), wall, cpu, peak_rss_mb(), setup, os.getloadavg()[0],
                                     e.clusters, e.flows, e.partitions, e.groups, e.hosts))
                 sys.stdout.flush()
-                if cpu > args.budget:
-                    skipped[op] = "%dx took %.0f CPU s (> --budget %.0f)" % (k, cpu, args.budget)
             if k in _CLIS:
                 _CLIS.pop(k).stop()
     finally:
