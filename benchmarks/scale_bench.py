@@ -376,15 +376,20 @@ def op_upgrade(estate, work):
 clock = time.perf_counter
 
 
-def measure(fn, repeat):
-    """(best wall s, best CPU s) over `repeat` runs."""
+def measure(fn, repeat, least=0.05):
+    """(best wall s, best CPU s) of one call over `repeat` rounds; a round repeats a call that took less than
+    `least` CPU seconds until it has, and counts the mean (the clocks' resolution and noise at small sizes)."""
     walls, cpus = [], []
     for _ in range(repeat):
         gc.collect()
-        start, cpu = clock(), time.process_time()
-        fn()
-        cpus.append(time.process_time() - cpu)
-        walls.append(clock() - start)
+        start, cpu, calls = clock(), time.process_time(), 0
+        while True:
+            fn()
+            calls += 1
+            if time.process_time() - cpu >= least or repeat == 1:
+                break
+        cpus.append((time.process_time() - cpu) / calls)
+        walls.append((clock() - start) / calls)
     return min(walls), min(cpus)
 
 
@@ -444,8 +449,8 @@ def main():
     print("Python %s, %d CPUs, load %s at start; base estate (1x): %s; Kafka %s"
           % (platform.python_version(), os.cpu_count() or 0, "/".join("%.1f" % x for x in os.getloadavg()),
              base, KAFKA))
-    print("time: best of %d below %dx, one run from there; wall s / CPU s of this process; RSS: peak of the process"
-          % (args.repeat, args.single_from))
+    print("time of one call: best of %d rounds below %dx (a round repeats a call until 0.05 CPU s), one call from "
+          "there; wall s / CPU s of this process; RSS: peak of the process" % (args.repeat, args.single_from))
     work = tempfile.mkdtemp(prefix="mm2-scale-bench-")
     results, skipped = {}, {}
     estates = dict((k, Estate(k)) for k in scales)
