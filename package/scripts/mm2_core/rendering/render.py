@@ -350,8 +350,9 @@ def _custom_entries(out, answers, problems):
 
 def _final_key_check(out, topo, problems):
     """Every key must be one this Kafka version reads (the key table); never write anything else."""
+    aliases = topo.aliases   # a new list each time it is read: once, not once per key (keys grow with pairs)
     for entry in out.entries.values():
-        message = keycheck.versions_check_key(topo.version, entry.key, topo.aliases)
+        message = keycheck.versions_check_key(topo.version, entry.key, aliases)
         if message:
             config_type, prop = entry.origin or ("(rendered)", entry.key)
             problems.append(Problem(config_type, prop, message))
