@@ -4,7 +4,6 @@ They talk to the Kafka clusters only through the installation's command-line too
 (mm2_kafka_cli), as the MM2 user, with the same security settings MM2 uses. The record formats
 are parsed by the pure core (mm2_core.host.kafka_tools).
 """
-import json
 import os
 import re
 import time

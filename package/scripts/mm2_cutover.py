@@ -332,6 +332,7 @@ def failover_groups(script, params):
         states = kafka_output.parse_group_state(res.out)
         if not res.ok and not states:
             raise Fail("Cannot describe groups %s on %s: %s" % (", ".join(groups), target, res.problem(3)))
+        by_group = cutover.checkpoints_by_group(checkpoints)
         for group in groups:
             state, members = states.get(group, ("Dead", 0))
             why = cutover.refusal(group, flow.name, target, state, members)
@@ -344,7 +345,7 @@ def failover_groups(script, params):
                 refused[group] = why
                 continue
             rows, capped = cutover.cap_rows(cutover.offsets_csv_rows(
-                entry["apply"] if entry else checkpoints, group), not_after)
+                entry["apply"] if entry else by_group.get(group, []), group), not_after)
             if capped:
                 Logger.info("Group %s: translated offsets capped where %s has records never replicated: %s" % (
                     group, target, ", ".join(capped)))
@@ -485,10 +486,11 @@ def drill(script, params):
                                        int(time.time() * 1000), lambda t: topo.mirrored_topic(flow, t), groups)
         outlook = dict((g["group"], g) for g in report["groups"])
         target = flow.target
+        by_group = cutover.checkpoints_by_group(facts.get("checkpoints"))
         for group in groups:
             shadow = group + suffix
             rows = cutover.offsets_csv_rows(translation.applicable(
-                group, outlook.get(group, {}).get("partitions") or [], facts.get("checkpoints") or []), group)
+                group, outlook.get(group, {}).get("partitions") or [], by_group.get(group, [])), group)
             if not rows:
                 problems.append("group %s has no checkpoint on %s: nothing to rehearse (it must match "
                                 "kafka-mm2-replication/groups and commit on %s)" % (group, target, flow.source))

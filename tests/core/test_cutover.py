@@ -126,3 +126,21 @@ def test_translated_offsets_are_capped_where_the_source_has_records_never_replic
     assert capped_rows == "orders,0,100\norders,1,40\nother,0,9\n"
     assert capped == ["orders-0: 120 -> 100"]
     assert cutover.cap_rows(rows, {}) == (rows, [])
+
+
+def test_each_group_is_judged_on_its_own_checkpoints_among_many_groups():
+    """The checkpoints of all groups come in one list, interleaved; each group's outlook reads only its own."""
+    groups = ["g%02d" % i for i in range(12)]
+    cps = [Checkpoint(g, "A.t", p, 100 + i, 100 + i) for p in range(3) for i, g in enumerate(groups)]
+    committed = dict((g, dict((("t", p), 100 + i + (1 if g == "g05" else 0)) for p in range(3)))
+                     for i, g in enumerate(groups))
+    report = _evaluate(groups=("g00", "lonely"), committed=committed, checkpoints=cps,
+                       source_ends={("t", p): 200 for p in range(3)}, replicated={("t", p): 199 for p in range(3)},
+                       target_partitions={"A.t": 3})
+    by_name = dict((g["group"], g) for g in report["groups"])
+    assert sorted(by_name) == groups + ["lonely"]
+    assert [(p["upstream"], p["status"]) for p in by_name["g07"]["partitions"]] == [(107, "EXACT")] * 3
+    assert (by_name["g05"]["reread"], by_name["g05"]["skipped"]) == (3, 0)
+    assert sum(g["reread"] for g in report["groups"]) == 3
+    assert by_name["lonely"]["no_checkpoint"] == ["(no committed offsets on A)"]
+    assert any("group lonely has no checkpoint" in r for r in report["reasons"])

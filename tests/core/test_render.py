@@ -215,6 +215,26 @@ def test_three_into_one_runs_only_the_flows_and_their_heartbeat_herders():
     assert not [k for k in props(rendered("3.9.0")) if k.endswith(".emit.heartbeats.enabled")]
 
 
+def test_every_pair_of_a_ring_of_clusters_emits_heartbeats_only_where_a_flow_needs_them():
+    """Eight clusters in a ring (i -> i+1): the answer for each of the 56 ordered pairs, which the placement checks
+    ask for every pair, is 'a flow or the reverse of one'; the others are written off."""
+    from mm2_core.model import resolved
+    aliases = ["c%d" % i for i in range(8)]
+    flows = set((aliases[i], aliases[(i + 1) % 8]) for i in range(8))
+    content = "clusters:\n" + "".join("  %s: {bootstrap.servers: '%s:9092'}\n" % (a, a) for a in aliases)
+    content += "flows:\n" + "".join("  - {source: %s, target: %s}\n" % f for f in sorted(flows))
+    topo, collector = parse.parse({"kafka-mm2-clusters": {"topology.mode": "advanced"},
+                                   "kafka-mm2-topology": {"content": content}}, "3.9.0", None)
+    assert topo is not None and not collector.has_errors, collector.problems
+    answers = resolved.resolve(topo)
+    working = flows | set((t, s) for s, t in flows)
+    for source in aliases:
+        for target in aliases:
+            if source != target:
+                assert answers.emits_heartbeats(source, target) == ((source, target) in working), (source, target)
+    assert len(answers.quiet_pairs) == 8 * 7 - 16
+
+
 # --- exactly-once ------------------------------------------------------------------------------
 
 def test_exactly_once_renders_everything_it_needs():

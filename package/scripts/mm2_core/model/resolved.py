@@ -261,6 +261,8 @@ class Resolved(object):
         self.by_name = dict((f.name, f) for f in self.flows)
         self.driver_targets = list(topo.driver_targets)
         self.quiet_pairs = self._quiet_pairs(topo)
+        # looked up for every ordered pair of clusters: a list made that clusters^4 (300 clusters: hours)
+        self._quiet = frozenset(self.quiet_pairs)
 
     def _quiet_pairs(self, topo):
         """The pairs (source, target) whose herder would only emit heartbeats nobody reads: no enabled flow, and
@@ -345,7 +347,7 @@ class Resolved(object):
         settings = self.by_name.get("%s->%s" % (source, target))
         if settings is not None:
             return settings.emit_heartbeats
-        if (source, target) in self.quiet_pairs:
+        if (source, target) in self._quiet:
             return False
         return pair_flag(self.topology, source, target, EMIT_HEARTBEATS)
 
