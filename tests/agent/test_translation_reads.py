@@ -26,6 +26,7 @@ SYNCS = "\n".join([
 
 class Cli(object):
     version, home, timeout = (3, 6, 2), "/k", 60
+    params = None   # the command's parameters: dedicated mode, no live flow settings (mm2_cutover._live_entries)
 
     def __init__(self, describe=(0, DESCRIBE), syncs=(0, SYNCS)):
         self.describe, self.syncs, self.calls = describe, syncs, []
