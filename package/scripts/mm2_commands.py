@@ -480,14 +480,14 @@ def export_translated_offsets(script, params, groups_filter=None):
                                                                    _safe_name(flow.target), stamp)))
             os.chown(out_dir, cli.uid, cli.gid)
             all_path = os.path.join(out_dir, "all-groups.csv")
-            _write(all_path, kafka_tools.offsets_csv(checkpoints, with_group=True), cli.uid, cli.gid)
+            _write(all_path, kafka_commands.reset_offsets_csv(checkpoints, with_group=True), cli.uid, cli.gid)
             entry["all_groups_csv"] = all_path
             summary_lines.append("%s: %d group(s) from %s on %s -> %s" % (
                 flow.name, len(set(c.group for c in checkpoints)), topic, flow.target, out_dir))
             for group in sorted(set(c.group for c in checkpoints)):
                 mine = [c for c in checkpoints if c.group == group]
                 path = os.path.join(out_dir, "group-%s.csv" % _safe_name(group))
-                _write(path, kafka_tools.offsets_csv(mine, with_group=False), cli.uid, cli.gid)
+                _write(path, kafka_commands.reset_offsets_csv(mine, with_group=False), cli.uid, cli.gid)
                 entry["groups"][group] = {"csv": path, "partitions": len(mine),
                                           "offsets": dict(("%s-%d" % (c.topic, c.partition), c.downstream)
                                                           for c in mine)}

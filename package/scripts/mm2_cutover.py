@@ -137,6 +137,7 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
     facts["oldest_unreplicated_ms"] = stamps
 
     for side, alias in (("source_configs", source), ("target_configs", target)):
+        # (never None here: the gate needs Kafka 3.0+, topic configs are described from 2.5)
         out = _read(cli, kafka_commands.topic_configs_command(home, version, cli.bootstrap(alias), cli.config(alias)),
                     "topic configs of %s" % alias, errors)
         facts[side] = kafka_output.parse_topic_configs(out) if out is not None else {}
@@ -194,10 +195,8 @@ def _target_facts(cli, rendering, flow, facts):
 def _single_partition_read(cli, alias, topic):
     """Partition 0 of one of MM2's single-partition topics (checkpoints, offset syncs) from its earliest offset:
     assigned, so no consumer group is joined and a short quiet ends the read."""
-    argv = kafka_commands.console_consumer(cli.home, cli.version, cli.bootstrap(alias), cli.config(alias), topic,
-                                           timeout_ms=ASSIGNED_QUIET_MS)
-    i = argv.index("--from-beginning")
-    return argv[:i] + ["--partition", "0", "--offset", "earliest"] + argv[i + 1:]
+    return kafka_commands.console_consumer(cli.home, cli.version, cli.bootstrap(alias), cli.config(alias), topic,
+                                           timeout_ms=ASSIGNED_QUIET_MS, partition=0, offset="earliest")
 
 
 def read_checkpoints(cli, alias, topic):
@@ -207,6 +206,22 @@ def read_checkpoints(cli, alias, topic):
                   timeout=cli.timeout + ASSIGNED_QUIET_MS // 1000)
     return (kafka_records.latest_checkpoints(kafka_records.parse_checkpoints(res.out)),
             kafka_records.parse_record_timestamps(res.out))
+
+
+def group_states(cli, alias, groups):
+    """{group: (state, members)} of groups on a cluster (kafkatools.output.parse_group_state); Fail when the
+    describe fails without an answer. Kafka 4.x answers a describe with a missing group for that group only: the
+    groups it left unanswered are described again, one each."""
+    def describe(which):
+        return cli.run(kafka_commands.groups_describe_command(cli.home, cli.bootstrap(alias), cli.config(alias), which,
+                                                             state=True))
+    res = describe(groups)
+    states = kafka_output.parse_group_state(res.out)
+    if not res.ok and not states:
+        raise Fail("Cannot describe groups %s on %s: %s" % (", ".join(groups), alias, res.problem(3)))
+    for group in [g for g in groups if g not in states] if len(groups) > 1 else []:
+        states.update(kafka_output.parse_group_state(describe([group]).out))
+    return states
 
 
 def _thresholds():
@@ -274,11 +289,7 @@ def failover_groups(script, params):
         cp_topic = kafka_tools.checkpoints_topic(flow.source, topo.separator, cli.version,
                                                  mm2_commands._internal_separator_enabled(rendering))
         checkpoints, _stamps = read_checkpoints(cli, target, cp_topic)
-        res = cli.run(kafka_commands.groups_describe_command(home, cli.bootstrap(target), cli.config(target), groups,
-                                                             state=True))
-        states = kafka_output.parse_group_state(res.out)
-        if not res.ok and not states:
-            raise Fail("Cannot describe groups %s on %s: %s" % (", ".join(groups), target, res.problem(3)))
+        states = group_states(cli, target, groups)
         for group in groups:
             state, members = states.get(group, ("Dead", 0))
             why = cutover.refusal(group, flow.name, target, state, members)
@@ -298,8 +309,7 @@ def failover_groups(script, params):
             if error:
                 refused[group] = "resetting group %s on %s failed: %s" % (group, target, error)
                 continue
-            applied[group] = dict(("%s-%s" % tuple(line.split(",")[:2]), int(line.split(",")[2]))
-                                  for line in rows.splitlines())
+            applied[group] = dict(("%s-%d" % (t, p), off) for t, p, off in kafka_commands.reset_offsets_rows(rows))
             Logger.info("Group %s on %s now starts at MM2's translated offsets: %s" % (
                 group, target, ", ".join("%s=%d" % kv for kv in sorted(applied[group].items()))))
         ends = _flow_target_ends(cli, topo, flow)
@@ -412,22 +422,17 @@ def drill(script, params):
             if error:
                 problems.append("copying %s to the shadow group %s on %s failed: %s" % (group, shadow, target, error))
                 continue
-            topics = sorted(set(line.split(",")[0] for line in rows.splitlines()))
-            include = "^(%s)$" % "|".join(t.replace(".", "\\.") for t in topics)
-            base = kafka_commands.console_consumer(cli.home, cli.version, cli.bootstrap(target), cli.config(target),
-                                                   topics[0], timeout_ms=READ_QUIET_MS)
-            # --include instead of --topic; the shadow group's committed offsets are where the read starts
-            argv = [a for a in base if a not in ("--from-beginning",)]
-            i = argv.index("--topic")
-            argv[i:i + 2] = ["--include", include]
-            argv += ["--group", shadow, "--property", "print.key=true"]
+            topics = sorted(set(t for t, _p, _off in kafka_commands.reset_offsets_rows(rows)))
+            # the shadow group's committed offsets are where the read starts
+            argv = kafka_commands.console_consumer(cli.home, cli.version, cli.bootstrap(target), cli.config(target),
+                                                   topics, mode="keyed", timeout_ms=READ_QUIET_MS, group=shadow)
             started = time.time()
             first = cli.run(argv + ["--max-messages", "1"], timeout=cli.timeout + READ_QUIET_MS // 1000)
             rto = time.time() - started
-            got_first = first.ok and _count_records(first.out) >= 1
+            got_first = first.ok and kafka_records.count_records(first.out) >= 1
             rest = cli.run(argv + ["--max-messages", str(max(records - 1, 1))],
                            timeout=cli.timeout + READ_QUIET_MS // 1000) if records > 1 and got_first else None
-            read = (1 if got_first else 0) + (_count_records(rest.out) if rest is not None else 0)
+            read = (1 if got_first else 0) + (kafka_records.count_records(rest.out) if rest is not None else 0)
             g = outlook.get(group, {})
             if not got_first:
                 problems.append("the shadow group %s read nothing on %s from %s's translated offsets within %ds: "
@@ -467,13 +472,10 @@ def _delete_shadow(cli, target, shadow):
         result = cli.run(kafka_commands.groups_delete_command(cli.home, cli.bootstrap(target), cli.config(target),
                                                               shadow))
         said = result.out + u"\n" + result.err
-        if result.ok and u"was successful" in said or u"does not exist" in said:
+        if kafka_output.group_deleted(said, result.code):
             return None
         if time.time() >= deadline:
             return result.problem(3)
         Logger.info("The shadow group %s is not deleted yet (%s): asking again in 5 s" % (shadow, result.problem(1)))
         time.sleep(5)
 
-
-def _count_records(output):
-    return len([l for l in output.splitlines() if l.strip() and not l.startswith("Processed a total")])

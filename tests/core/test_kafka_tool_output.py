@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from mm2_core.kafkatools import output as ko
+from mm2_core.kafkatools import commands as kc, output as ko
 
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "kafka_tool_output")
 VERSIONS = sorted(d for d in os.listdir(ROOT) if os.path.isfile(os.path.join(ROOT, d, "MANIFEST")))
@@ -92,8 +92,24 @@ def _per_topic(offsets):
     return found
 
 
+# every Kafka line tests/realkafka/dists.py builds; 2.4.1 too where it was captured (its connect-mirror is built from
+# the release source, which needs an apache/kafka clone: see the fixture README)
+LINES = ("2.8.2", "3.2.3", "3.4.1", "3.6.2", "3.9", "4.0", "4")
+
+
+def _release(version):
+    """The release of a capture, from its MANIFEST heading ("# Kafka 4.3.1 (KRaft), ...")."""
+    with io.open(os.path.join(ROOT, version, "MANIFEST"), encoding="utf-8") as fh:
+        return tuple(int(x) for x in fh.readline().split()[2].split("."))
+
+
+# Kafka 4.x fails a whole --describe of several groups when one of them does not exist and answers for that one only
+# (kafkatools.output.parse_group_state; mm2_cutover asks for the others again, one each)
+WHOLE_DESCRIBE_FAILS = (4, 0, 0)
+
+
 def test_every_supported_line_was_captured_and_every_case_is_read_here():
-    assert set(["2.8.2", "3.9"]) <= set(VERSIONS), VERSIONS
+    assert set(LINES) <= set(VERSIONS), sorted(set(LINES) - set(VERSIONS))
     for version in VERSIONS:
         assert set(_manifest(version)) <= set(EXPECTED_CASES), (version, set(_manifest(version)) - set(EXPECTED_CASES))
 
@@ -105,8 +121,9 @@ def test_end_offsets_of_every_partition_warnings_skipped(version, case):
             assert sorted(got[topic]) == list(range(partitions)), (version, what, topic)
             assert sum(got[topic].values()) == records, (version, what, topic)
         assert ko.topic_offsets(Capture(version, case).out, "dotted.topic.v1") == got["dotted.topic.v1"]
-        if case == "offsets_warnings":
-            assert "WARN" in Capture(version, case).err   # the unreachable first bootstrap address was logged
+        if case == "offsets_warnings":   # the JVM's warning (capture.WARNING_ENV), the client's WARN where it came
+            err = Capture(version, case).err
+            assert "WARN" in err or "VM warning" in err, (version, err[:300])
 
 
 @pytest.mark.parametrize("version,case", _cases("offsets_earliest"))
@@ -140,8 +157,8 @@ def test_a_missing_topic_fails_the_tool_and_gives_no_offsets(version, case):
     cap = Capture(version, case)
     for _what, text in cap.each():
         assert ko.parse_offsets(text) == {}
-    if cap.version != "2.8.2":    # kafka-get-offsets (3.0+) exits 1 and says why; mm1_cmds reads this sentence
-        assert cap.exit != 0 and "Could not match any topic-partitions" in cap.both
+    if _release(version) >= (3, 0, 0):  # kafka-get-offsets exits 1 and says why (mm1_cmds reads it as no offsets)
+        assert cap.exit != 0 and ko.no_topic_matched(cap.both)
 
 
 @pytest.mark.parametrize("version,case", _cases("state_active", "state_empty", "state_missing", "state_all",
@@ -154,12 +171,14 @@ def test_group_states_from_the_table_or_the_tools_notices(version, case):
             "state_all": {"g-active": ("Stable", 1), "g-empty": ("Empty", 0), "g.dotted.empty": ("Empty", 0)},
             "state_several": {"g-active": ("Stable", 1), "g-empty": ("Empty", 0),
                               "no-such-group": ("Dead", 0)}}[case]
+    if case == "state_several" and _release(version) >= WHOLE_DESCRIBE_FAILS:
+        want = {"no-such-group": ("Dead", 0)}
     got = ko.parse_group_state(cap.both)
     assert got == want, (version, case)
     for group, answer in want.items():
         assert ko.group_state(cap.both, group) == answer
-        if answer[0] != "Dead" or "does not exist" in cap.out:
-            # the table is on stdout; where a version prints "does not exist" on stdout too, stdout alone says it
+        if answer[0] != "Dead" or "does not exist" in cap.out or "not found" in cap.out:
+            # the table is on stdout; where a version says a group is missing on stdout too, stdout alone says it
             assert ko.group_state(cap.out, group) == answer, (version, case, group)
     assert ko.group_state(cap.both, "never-described") == (None, None)
 
@@ -182,14 +201,27 @@ def test_committed_offsets_of_groups(version, case):
             assert got == {}, (version, what)
 
 
+def _before_topic_configs(cap):
+    """True for a capture of Kafka before 2.5, whose kafka-configs describes no topics with --bootstrap-server: it
+    fails and says so, nothing reads as configs, and the boundary builds no such command there (refused by name)."""
+    if _release(cap.version) >= (2, 5, 0):
+        return False
+    assert cap.exit != 0 and "Invalid entity-type topics" in cap.err, (cap.version, cap.case)
+    assert ko.parse_topic_configs(cap.both) == {}
+    assert kc.topic_configs_command("/k", _release(cap.version), "b:9092", "/c") is None
+    return True
+
+
 @pytest.mark.parametrize("version,case", _cases("configs_all", "configs_dynamic"))
 def test_topic_configs(version, case):
     cap = Capture(version, case)
+    if _before_topic_configs(cap):
+        return
     assert cap.exit == 0
     for what, text in cap.each():
         got = ko.parse_topic_configs(text)
         assert set(TOPICS) <= set(got), (version, what)
-        if case == "configs_all":   # every effective value (2.5+): what the cut-over gate compares
+        if case == "configs_all":   # every effective value (--all, 2.5+): what the cut-over gate compares
             for topic in TOPICS:
                 assert got[topic]["cleanup.policy"] == "delete" and got[topic]["retention.ms"].isdigit()
                 assert "max.message.bytes" in got[topic] and "min.insync.replicas" in got[topic]
@@ -200,6 +232,8 @@ def test_topic_configs(version, case):
 @pytest.mark.parametrize("version,case", _cases("configs_missing_topic"))
 def test_configs_of_a_missing_topic_fail_the_tool(version, case):
     cap = Capture(version, case)
+    if _before_topic_configs(cap):
+        return
     assert cap.exit != 0 and "UnknownTopicOrPartitionException" in cap.both
     assert ko.parse_topic_configs(cap.out).get("no-such-topic", {}) == {}
 
