@@ -31,7 +31,6 @@ RPO_PROBE_TIMEOUTS_MS = (4000, 20000)   # the first read of the oldest unreplica
 PROBE_SECONDS = 45
 ASSIGNED_QUIET_MS = 15000   # includes the first fetch: seconds on a busy host
 HEARTBEATS_READ = 20          # the last records of each partition of <source>.heartbeats on the target
-OFFSET_SYNC_FORMATTER = "org.apache.kafka.connect.mirror.formatters.OffsetSyncFormatter"
 
 
 def _param(name, fallback=""):
@@ -127,9 +126,9 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
         # UNKNOWN), so a read that got nothing is made once more with a longer timeout
         for timeout_ms in RPO_PROBE_TIMEOUTS_MS:
             argv = kafka_commands.console_consumer(home, version, cli.bootstrap(source), cli.config(source), topic,
-                                                  timeout_ms=timeout_ms, max_messages=1, partition=partition,
-                                                  offset=offset)
-            r = cli.run(argv + kafka_commands.TIMESTAMP_PROPERTIES, timeout=cli.timeout + timeout_ms // 1000)
+                                                  mode="timestamps", timeout_ms=timeout_ms, max_messages=1,
+                                                  partition=partition, offset=offset)
+            r = cli.run(argv, timeout=cli.timeout + timeout_ms // 1000)
             found = kafka_records.parse_record_timestamps(r.out)
             if found:
                 stamps[(topic, partition)] = found[0]
@@ -147,8 +146,8 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
     isep = kafka_tools.internal_separator(topo.separator, version, mm2_commands._internal_separator_enabled(rendering))
     location = text(resolved.flow_setting(topo, flow, "offset-syncs.topic.location")).strip()
     sync_cluster = target if location == "target" else source
-    argv = _single_partition_read(cli, sync_cluster, cutover.offset_syncs_topic(target, isep))
-    res = cli.run(argv + ["--formatter", OFFSET_SYNC_FORMATTER], timeout=cli.timeout + ASSIGNED_QUIET_MS // 1000)
+    argv = _single_partition_read(cli, sync_cluster, cutover.offset_syncs_topic(target, isep), "offset-sync")
+    res = cli.run(argv, timeout=cli.timeout + ASSIGNED_QUIET_MS // 1000)
     facts["offset_syncs"] = kafka_records.parse_offset_syncs(res.out)
 
     out = _read(cli, kafka_commands.groups_describe_command(home, cli.bootstrap(source), cli.config(source)),
@@ -192,17 +191,17 @@ def _target_facts(cli, rendering, flow, facts):
     return facts
 
 
-def _single_partition_read(cli, alias, topic):
+def _single_partition_read(cli, alias, topic, mode):
     """Partition 0 of one of MM2's single-partition topics (checkpoints, offset syncs) from its earliest offset:
     assigned, so no consumer group is joined and a short quiet ends the read."""
     return kafka_commands.console_consumer(cli.home, cli.version, cli.bootstrap(alias), cli.config(alias), topic,
-                                           timeout_ms=ASSIGNED_QUIET_MS, partition=0, offset="earliest")
+                                           mode=mode, timeout_ms=ASSIGNED_QUIET_MS, partition=0, offset="earliest")
 
 
 def read_checkpoints(cli, alias, topic):
     """(latest checkpoints, record timestamps) of a checkpoints topic in one read: raw records with their
     timestamps (kafka_tools decodes MM2's binary records itself)."""
-    res = cli.run(_single_partition_read(cli, alias, topic) + kafka_commands.RAW_RECORD_PROPERTIES,
+    res = cli.run(_single_partition_read(cli, alias, topic, "raw"),
                   timeout=cli.timeout + ASSIGNED_QUIET_MS // 1000)
     return (kafka_records.latest_checkpoints(kafka_records.parse_checkpoints(res.out)),
             kafka_records.parse_record_timestamps(res.out))
@@ -424,14 +423,16 @@ def drill(script, params):
                 continue
             topics = sorted(set(t for t, _p, _off in kafka_commands.reset_offsets_rows(rows)))
             # the shadow group's committed offsets are where the read starts
-            argv = kafka_commands.console_consumer(cli.home, cli.version, cli.bootstrap(target), cli.config(target),
-                                                   topics, mode="keyed", timeout_ms=READ_QUIET_MS, group=shadow)
+            def shadow_read(count):
+                return cli.run(kafka_commands.console_consumer(
+                    cli.home, cli.version, cli.bootstrap(target), cli.config(target), topics, mode="keyed",
+                    timeout_ms=READ_QUIET_MS, max_messages=count, group=shadow),
+                    timeout=cli.timeout + READ_QUIET_MS // 1000)
             started = time.time()
-            first = cli.run(argv + ["--max-messages", "1"], timeout=cli.timeout + READ_QUIET_MS // 1000)
+            first = shadow_read(1)
             rto = time.time() - started
             got_first = first.ok and kafka_records.count_records(first.out) >= 1
-            rest = cli.run(argv + ["--max-messages", str(max(records - 1, 1))],
-                           timeout=cli.timeout + READ_QUIET_MS // 1000) if records > 1 and got_first else None
+            rest = shadow_read(max(records - 1, 1)) if records > 1 and got_first else None
             read = (1 if got_first else 0) + (kafka_records.count_records(rest.out) if rest is not None else 0)
             g = outlook.get(group, {})
             if not got_first:

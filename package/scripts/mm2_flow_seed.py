@@ -247,4 +247,4 @@ def _retire(cli, params, flow, name):
 
 def _configs(cli, target, topic):
     res = cli.consume(target, topic, mode="keyed", timeout_ms=READ_QUIET_MS)
-    return connect_configs.read_state(res.out)
+    return kafka_records.connector_configs(res.out)

@@ -230,12 +230,17 @@ def test_topic_configs(version, case):
 
 
 @pytest.mark.parametrize("version,case", _cases("configs_missing_topic"))
-def test_configs_of_a_missing_topic_fail_the_tool(version, case):
+def test_configs_of_a_missing_topic_give_no_configs(version, case):
     cap = Capture(version, case)
     if _before_topic_configs(cap):
         return
-    assert cap.exit != 0 and "UnknownTopicOrPartitionException" in cap.both
-    assert ko.parse_topic_configs(cap.out).get("no-such-topic", {}) == {}
+    if _release(version) >= (4, 1, 0):
+        # newer 4.x (4.3.1 captured; 4.0.2 still fails) answers with a notice and exit 0: no config line either
+        assert cap.exit == 0 and "The topic 'no-such-topic' doesn't exist and doesn't have dynamic config." in cap.out
+    else:
+        assert cap.exit != 0 and "UnknownTopicOrPartitionException" in cap.both
+    for _what, text in cap.each():
+        assert ko.parse_topic_configs(text).get("no-such-topic", {}) == {}
 
 
 @pytest.mark.parametrize("version,case", _cases("topics_list"))

@@ -8,15 +8,10 @@ from mm2_core.kafka import versions
 
 HEARTBEAT_FORMATTER = "org.apache.kafka.connect.mirror.formatters.HeartbeatFormatter"
 CHECKPOINT_FORMATTER = "org.apache.kafka.connect.mirror.formatters.CheckpointFormatter"
+OFFSET_SYNC_FORMATTER = "org.apache.kafka.connect.mirror.formatters.OffsetSyncFormatter"
 BYTES_DESERIALIZER = "org.apache.kafka.common.serialization.BytesDeserializer"
 
 LATEST, EARLIEST = -1, -2   # kafka-get-offsets --time: end offsets, log-start offsets (else a timestamp in ms)
-
-# console-consumer options: every record with its timestamp, key and value as escaped bytes
-RAW_RECORD_PROPERTIES = ["--property", "print.timestamp=true", "--property", "print.key=true",
-                         "--property", "key.deserializer=" + BYTES_DESERIALIZER,
-                         "--property", "value.deserializer=" + BYTES_DESERIALIZER]
-TIMESTAMP_PROPERTIES = ["--property", "print.timestamp=true", "--property", "value.deserializer=" + BYTES_DESERIALIZER]
 
 
 def tool(kafka_home, name):
@@ -86,8 +81,10 @@ def console_consumer(kafka_home, version_tuple, bootstrap, config_path, topic, m
     topic: one name, or a list of names read together (--include topics_pattern). offset: a number, or 'earliest'.
     group: read as a member of that group from its committed offsets (no --from-beginning).
     mode: 'text' (values), 'keyed' (key<TAB>value: status topics), 'positions' (Partition:<n><TAB>Offset:<m><TAB>
-    key<TAB>value: records.read_position, records.offsets_records), 'heartbeat' and 'checkpoint' (MM2 records:
-    through MM2's formatters from 2.7, else as escaped bytes).
+    key<TAB>value: records.read_position, records.offsets_records), 'timestamps' (records.parse_record_timestamps),
+    'raw' (timestamp, key and value as escaped bytes: records.parse_checkpoints and parse_heartbeats decode them),
+    'heartbeat' and 'checkpoint' (MM2 records: through MM2's formatters from 2.7, else 'raw'), 'offset-sync'
+    (MM2's OffsetSyncFormatter: records.parse_offset_syncs).
     """
     if group is not None:
         start = ["--group", group]
@@ -106,13 +103,16 @@ def console_consumer(kafka_home, version_tuple, bootstrap, config_path, topic, m
             opt["client_property"], "allow.auto.create.topics=false"]
     if max_messages:
         args += ["--max-messages", str(int(max_messages))]
-    if mode in ("heartbeat", "checkpoint"):
-        if versions.supports(version_tuple, versions.MM2_FORMATTERS):
-            args += ["--formatter", HEARTBEAT_FORMATTER if mode == "heartbeat" else CHECKPOINT_FORMATTER]
-        else:
-            args += [prop, "print.timestamp=true", prop, "print.key=true",
-                     prop, "key.deserializer=" + BYTES_DESERIALIZER,
-                     prop, "value.deserializer=" + BYTES_DESERIALIZER]
+    if mode in ("heartbeat", "checkpoint") and versions.supports(version_tuple, versions.MM2_FORMATTERS):
+        args += ["--formatter", HEARTBEAT_FORMATTER if mode == "heartbeat" else CHECKPOINT_FORMATTER]
+    elif mode in ("heartbeat", "checkpoint", "raw"):
+        args += [prop, "print.timestamp=true", prop, "print.key=true",
+                 prop, "key.deserializer=" + BYTES_DESERIALIZER,
+                 prop, "value.deserializer=" + BYTES_DESERIALIZER]
+    elif mode == "timestamps":
+        args += [prop, "print.timestamp=true", prop, "value.deserializer=" + BYTES_DESERIALIZER]
+    elif mode == "offset-sync":
+        args += ["--formatter", OFFSET_SYNC_FORMATTER]
     elif mode == "keyed":
         args += [prop, "print.key=true"]
     elif mode == "positions":

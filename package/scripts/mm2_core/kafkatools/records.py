@@ -9,7 +9,7 @@ import json
 import re
 import struct
 
-from mm2_core.kafka import connect_offsets
+from mm2_core.kafka import connect_configs, connect_offsets
 
 SEP = "\t"
 
@@ -176,6 +176,34 @@ def connector_states(status_records):
                 entry[2] = value.get("trace")
     return dict((k, (v[0], [v[1][t] for t in sorted(v[1], key=lambda x: int(x) if x.isdigit() else x)],
                      v[2])) for k, v in result.items())
+
+
+# ---------------------------------------------------------------- Connect's config topic
+
+def connector_configs(output):
+    """({connector: its last configuration's properties}, {connector: task count of its last commit record}) from
+    the console consumer in mode 'keyed' over Connect's config topic (key<TAB>value lines; the last record
+    per key wins; a null value removes the key)."""
+    configs, counts = {}, {}
+    for line in output.splitlines():
+        if "\t" not in line:
+            continue
+        key, value = line.split("\t", 1)
+        key, value = key.strip(), value.strip()
+        for prefix, into in ((connect_configs.COMMIT_PREFIX, counts), (connect_configs.CONNECTOR_PREFIX, configs)):
+            if not key.startswith(prefix):
+                continue
+            connector = key[len(prefix):]
+            if value == "null":
+                into.pop(connector, None)
+                break
+            try:
+                parsed = json.loads(value)
+                into[connector] = int(parsed["tasks"]) if into is counts else dict(parsed["properties"])
+            except (ValueError, KeyError, TypeError):
+                pass
+            break
+    return configs, counts
 
 
 # ---------------------------------------------------------------- Connect's offsets topic
