@@ -352,9 +352,6 @@ DEFAULT_DRILL_RECORDS = 100
 
 RESET_ATTEMPTS = 3
 RESET_RETRY_SECONDS = 5
-TRANSIENT_ERROR = "org.apache.kafka.common.errors.TimeoutException"
-
-
 def _apply_offsets(cli, target, group, rows):
     """kafka-consumer-groups --reset-offsets --from-file (0600 file in the private directory); None or the error."""
     path = os.path.join(cli.dir, "offsets-%s.csv" % kafka_tools_safe(group))
@@ -366,11 +363,11 @@ def _apply_offsets(cli, target, group, rows):
                                                   execute=True)
     for attempt in range(1, RESET_ATTEMPTS + 1):
         r = cli.run(command)
-        if r.ok and "Error" not in r.out:
+        if kafka_output.reset_applied(r.out, r.code):
             return None
         # a reset to the offsets of the file is the same reset when repeated; only a broker that did not answer
         # in time (a loaded or restarting target) is worth another try, anything else is the operator's to fix
-        if attempt == RESET_ATTEMPTS or TRANSIENT_ERROR not in r.out + r.err:
+        if attempt == RESET_ATTEMPTS or not kafka_output.timed_out(r.out + r.err):
             return r.problem(3)
         Logger.info("Group %s on %s: the reset timed out (attempt %d of %d); trying again in %ds" % (
             group, target, attempt, RESET_ATTEMPTS, RESET_RETRY_SECONDS))

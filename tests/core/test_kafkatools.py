@@ -127,3 +127,10 @@ def test_reset_file_deletion_and_console_reads_are_read_in_one_place():
     assert kr.read_position("Partition:3\tOffset:41\t[\"c\",{}]\t{\"offset\":9}\n") == (3, 41)
     assert kr.read_position("[\"c\",{}]\t{\"offset\":9}") is None and kr.read_position("Processed a total") is None
     assert kr.count_records("k1\tv1\nk2\tv2\n\nProcessed a total of 2 messages\n") == 2
+    assert ko.reset_applied("GROUP TOPIC PARTITION NEW-OFFSET\ng orders 0 42\n", 0)
+    assert not ko.reset_applied("Error: Assignments can only be reset if the group 'g' is inactive, but the current "
+                                "state is Stable.\n", 0)
+    assert ko.timed_out("Error: ...: org.apache.kafka.common.errors.TimeoutException: Timed out waiting for a node "
+                        "assignment. Call: describeConsumerGroups")
+    assert ko.topic_exists("Error while executing topic command : Topic 'mm2-check' already exists.")
+    assert ko.needs_replication_factor("InvalidReplicationFactorException: Replication factor must be larger than 0.")

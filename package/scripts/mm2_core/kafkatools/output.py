@@ -134,6 +134,18 @@ def group_deleted(output, exit_code):
     return exit_code == 0 and "was successful" in output or "does not exist" in output
 
 
+def reset_applied(stdout, exit_code):
+    """True when `kafka-consumer-groups --reset-offsets --execute` applied the offsets: exit 0 and no "Error" on
+    stdout (where it prints a refusal, e.g. a group with active members, still exiting 0)."""
+    return exit_code == 0 and "Error" not in stdout
+
+
+def timed_out(output):
+    """True when a tool failed because a broker did not answer in time (TimeoutException: a loaded or restarting
+    cluster): the same command may be run again."""
+    return "org.apache.kafka.common.errors.TimeoutException" in output
+
+
 # ---------------------------------------------------------------- kafka-configs --describe
 
 _CONFIG_HEAD = re.compile(r"^(?:All|Dynamic) configs for topic (\S+) are:\s*$")
@@ -154,7 +166,19 @@ def parse_topic_configs(output):
     return configs
 
 
-# ---------------------------------------------------------------- kafka-topics --list
+# ---------------------------------------------------------------- kafka-topics
+
+def topic_exists(output):
+    """True when `kafka-topics --create` (without --if-not-exists) failed because the topic already exists."""
+    return "already exists" in output
+
+
+def needs_replication_factor(output):
+    """True when `kafka-topics --create` without --replication-factor was refused by brokers before Kafka 2.4
+    (KIP-464): "Replication factor must be larger than 0"."""
+    return "Replication factor must be larger than 0" in output
+
+
 
 _TOPIC = re.compile(r"^[A-Za-z0-9._-]{1,249}$")
 
