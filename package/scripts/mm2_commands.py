@@ -524,7 +524,7 @@ def export_translated_offsets(script, params, groups_filter=None):
                                                                    _safe_name(flow.target), stamp)))
             os.chown(out_dir, cli.uid, cli.gid)
             all_path = os.path.join(out_dir, "all-groups.csv")
-            _write(all_path, kafka_tools.offsets_csv([cp for _rows, applied in exports.values() for cp in applied],
+            _write(all_path, kafka_commands.reset_offsets_csv([cp for _rows, applied in exports.values() for cp in applied],
                                                      with_group=True), cli.uid, cli.gid)
             entry["all_groups_csv"] = all_path
             summary_lines.append("%s: %d group(s) from %s on %s%s -> %s" % (
@@ -534,7 +534,7 @@ def export_translated_offsets(script, params, groups_filter=None):
                 rows, applied = exports[group]
                 path = os.path.join(out_dir, "group-%s.csv" % _safe_name(group))
                 if applied:
-                    _write(path, kafka_tools.offsets_csv(applied, with_group=False), cli.uid, cli.gid)
+                    _write(path, kafka_commands.reset_offsets_csv(applied, with_group=False), cli.uid, cli.gid)
                 entry["groups"][group] = dict(translation.export_entry(rows, applied), csv=path if applied else None)
                 summary_lines.append("  %s: %d partition(s) -> %s%s" % (
                     group, len(applied), path if applied else "(nothing to apply)", _export_sources(rows)))

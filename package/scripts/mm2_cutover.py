@@ -143,9 +143,9 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
         # UNKNOWN), so a read that got nothing is made once more with a longer timeout
         for timeout_ms in RPO_PROBE_TIMEOUTS_MS:
             argv = kafka_commands.console_consumer(home, version, cli.bootstrap(source), cli.config(source), topic,
-                                                  timeout_ms=timeout_ms, max_messages=1, partition=partition,
-                                                  offset=offset)
-            r = cli.run(argv + kafka_commands.TIMESTAMP_PROPERTIES, timeout=cli.timeout + timeout_ms // 1000)
+                                                  mode="timestamps", timeout_ms=timeout_ms, max_messages=1,
+                                                  partition=partition, offset=offset)
+            r = cli.run(argv, timeout=cli.timeout + timeout_ms // 1000)
             found = kafka_records.parse_record_timestamps(r.out)
             if found:
                 stamps[(topic, partition)] = found[0]
@@ -153,6 +153,7 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
     facts["oldest_unreplicated_ms"] = stamps
 
     for side, alias in (("source_configs", source), ("target_configs", target)):
+        # (never None here: the gate needs Kafka 3.0+, topic configs are described from 2.5)
         out = _read(cli, kafka_commands.topic_configs_command(home, version, cli.bootstrap(alias), cli.config(alias)),
                     "topic configs of %s" % alias, errors)
         facts[side] = kafka_output.parse_topic_configs(out) if out is not None else {}
@@ -239,13 +240,11 @@ def _target_facts(cli, rendering, flow, facts):
     return facts
 
 
-def _single_partition_read(cli, alias, topic):
+def _single_partition_read(cli, alias, topic, mode):
     """Partition 0 of one of MM2's single-partition topics (checkpoints, offset syncs) from its earliest offset:
     assigned, so no consumer group is joined and a short quiet ends the read."""
-    argv = kafka_commands.console_consumer(cli.home, cli.version, cli.bootstrap(alias), cli.config(alias), topic,
-                                           timeout_ms=ASSIGNED_QUIET_MS)
-    i = argv.index("--from-beginning")
-    return argv[:i] + ["--partition", "0", "--offset", "earliest"] + argv[i + 1:]
+    return kafka_commands.console_consumer(cli.home, cli.version, cli.bootstrap(alias), cli.config(alias), topic,
+                                           mode=mode, timeout_ms=ASSIGNED_QUIET_MS, partition=0, offset="earliest")
 
 
 def read_checkpoints(cli, alias, topic, end=None):
@@ -254,11 +253,27 @@ def read_checkpoints(cli, alias, topic, end=None):
     stops after that many records (none were compacted away) instead of waiting for the quiet; 0 reads nothing."""
     if end == 0:
         return [], []
-    argv = _single_partition_read(cli, alias, topic) + kafka_commands.RAW_RECORD_PROPERTIES
+    argv = _single_partition_read(cli, alias, topic, "raw")
     res = cli.run(argv + (["--max-messages", str(int(end))] if end else []),
                   timeout=cli.timeout + ASSIGNED_QUIET_MS // 1000)
     return (kafka_records.latest_checkpoints(kafka_records.parse_checkpoints(res.out)),
             kafka_records.parse_record_timestamps(res.out))
+
+
+def group_states(cli, alias, groups):
+    """{group: (state, members)} of groups on a cluster (kafkatools.output.parse_group_state); Fail when the
+    describe fails without an answer. Kafka 4.x answers a describe with a missing group for that group only: the
+    groups it left unanswered are described again, one each."""
+    def describe(which):
+        return cli.run(kafka_commands.groups_describe_command(cli.home, cli.bootstrap(alias), cli.config(alias), which,
+                                                             state=True))
+    res = describe(groups)
+    states = kafka_output.parse_group_state(res.out)
+    if not res.ok and not states:
+        raise Fail("Cannot describe groups %s on %s: %s" % (", ".join(groups), alias, res.problem(3)))
+    for group in [g for g in groups if g not in states] if len(groups) > 1 else []:
+        states.update(kafka_output.parse_group_state(describe([group]).out))
+    return states
 
 
 def _thresholds():
@@ -322,16 +337,12 @@ def failover_groups(script, params):
     topo = rendering.topology
     applied, refused = {}, {}
     with mm2_kafka_cli.KafkaCli(params, rendering, timeout=60) as cli:
-        home, target = cli.home, flow.target
+        target = flow.target
         cp_topic = kafka_tools.checkpoints_topic(flow.source, topo.separator, cli.version,
                                                  mm2_commands._internal_separator_enabled(rendering))
         checkpoints, _stamps = read_checkpoints(cli, target, cp_topic)
         judged = judge_groups(cli, rendering, flow, groups, checkpoints)
-        res = cli.run(kafka_commands.groups_describe_command(home, cli.bootstrap(target), cli.config(target), groups,
-                                                             state=True))
-        states = kafka_output.parse_group_state(res.out)
-        if not res.ok and not states:
-            raise Fail("Cannot describe groups %s on %s: %s" % (", ".join(groups), target, res.problem(3)))
+        states = group_states(cli, target, groups)
         by_group = cutover.checkpoints_by_group(checkpoints)
         for group in groups:
             state, members = states.get(group, ("Dead", 0))
@@ -358,8 +369,7 @@ def failover_groups(script, params):
             if error:
                 refused[group] = "resetting group %s on %s failed: %s" % (group, target, error)
                 continue
-            applied[group] = dict(("%s-%s" % tuple(line.split(",")[:2]), int(line.split(",")[2]))
-                                  for line in rows.splitlines())
+            applied[group] = dict(("%s-%d" % (t, p), off) for t, p, off in kafka_commands.reset_offsets_rows(rows))
             Logger.info("Group %s on %s now starts at MM2's translated offsets: %s" % (
                 group, target, ", ".join("%s=%d" % kv for kv in sorted(applied[group].items()))))
         ends = _flow_target_ends(cli, topo, flow)
@@ -428,9 +438,6 @@ DEFAULT_DRILL_RECORDS = 100
 
 RESET_ATTEMPTS = 3
 RESET_RETRY_SECONDS = 5
-TRANSIENT_ERROR = "org.apache.kafka.common.errors.TimeoutException"
-
-
 def _apply_offsets(cli, target, group, rows):
     """kafka-consumer-groups --reset-offsets --from-file (0600 file in the private directory); None or the error."""
     path = os.path.join(cli.dir, "offsets-%s.csv" % kafka_tools_safe(group))
@@ -442,11 +449,11 @@ def _apply_offsets(cli, target, group, rows):
                                                   execute=True)
     for attempt in range(1, RESET_ATTEMPTS + 1):
         r = cli.run(command)
-        if r.ok and "Error" not in r.out:
+        if kafka_output.reset_applied(r.out, r.code):
             return None
         # a reset to the offsets of the file is the same reset when repeated; only a broker that did not answer
         # in time (a loaded or restarting target) is worth another try, anything else is the operator's to fix
-        if attempt == RESET_ATTEMPTS or TRANSIENT_ERROR not in r.out + r.err:
+        if attempt == RESET_ATTEMPTS or not kafka_output.timed_out(r.out + r.err):
             return r.problem(3)
         Logger.info("Group %s on %s: the reset timed out (attempt %d of %d); trying again in %ds" % (
             group, target, attempt, RESET_ATTEMPTS, RESET_RETRY_SECONDS))
@@ -499,22 +506,19 @@ def drill(script, params):
             if error:
                 problems.append("copying %s to the shadow group %s on %s failed: %s" % (group, shadow, target, error))
                 continue
-            topics = sorted(set(line.split(",")[0] for line in rows.splitlines()))
-            include = "^(%s)$" % "|".join(t.replace(".", "\\.") for t in topics)
-            base = kafka_commands.console_consumer(cli.home, cli.version, cli.bootstrap(target), cli.config(target),
-                                                   topics[0], timeout_ms=READ_QUIET_MS)
-            # --include instead of --topic; the shadow group's committed offsets are where the read starts
-            argv = [a for a in base if a not in ("--from-beginning",)]
-            i = argv.index("--topic")
-            argv[i:i + 2] = ["--include", include]
-            argv += ["--group", shadow, "--property", "print.key=true"]
+            topics = sorted(set(t for t, _p, _off in kafka_commands.reset_offsets_rows(rows)))
+            # the shadow group's committed offsets are where the read starts
+            def shadow_read(count):
+                return cli.run(kafka_commands.console_consumer(
+                    cli.home, cli.version, cli.bootstrap(target), cli.config(target), topics, mode="keyed",
+                    timeout_ms=READ_QUIET_MS, max_messages=count, group=shadow),
+                    timeout=cli.timeout + READ_QUIET_MS // 1000)
             started = time.time()
-            first = cli.run(argv + ["--max-messages", "1"], timeout=cli.timeout + READ_QUIET_MS // 1000)
+            first = shadow_read(1)
             rto = time.time() - started
-            got_first = first.ok and _count_records(first.out) >= 1
-            rest = cli.run(argv + ["--max-messages", str(max(records - 1, 1))],
-                           timeout=cli.timeout + READ_QUIET_MS // 1000) if records > 1 and got_first else None
-            read = (1 if got_first else 0) + (_count_records(rest.out) if rest is not None else 0)
+            got_first = first.ok and kafka_records.count_records(first.out) >= 1
+            rest = shadow_read(max(records - 1, 1)) if records > 1 and got_first else None
+            read = (1 if got_first else 0) + (kafka_records.count_records(rest.out) if rest is not None else 0)
             g = outlook.get(group, {})
             if not got_first:
                 problems.append("the shadow group %s read nothing on %s from %s's translated offsets within %ds: "
@@ -554,13 +558,10 @@ def _delete_shadow(cli, target, shadow):
         result = cli.run(kafka_commands.groups_delete_command(cli.home, cli.bootstrap(target), cli.config(target),
                                                               shadow))
         said = result.out + u"\n" + result.err
-        if result.ok and u"was successful" in said or u"does not exist" in said:
+        if kafka_output.group_deleted(said, result.code):
             return None
         if time.time() >= deadline:
             return result.problem(3)
         Logger.info("The shadow group %s is not deleted yet (%s): asking again in 5 s" % (shadow, result.problem(1)))
         time.sleep(5)
 
-
-def _count_records(output):
-    return len([l for l in output.splitlines() if l.strip() and not l.startswith("Processed a total")])

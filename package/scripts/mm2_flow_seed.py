@@ -159,8 +159,7 @@ def _seed_topic(cli, rendering, topo, name, source, target, wanted, topic, conne
     writes = positions_plan(source, wanted, stored, connector)
     if writes:
         argv = kafka_commands.console_producer(cli.home, cli.version, cli.bootstrap(target), cli.config(target),
-                                               topic) + ["--property", "parse.key=true", "--property",
-                                                         "key.separator=\t"]
+                                               topic, keyed=True)
         res = cli.run(argv, stdin="\n".join("%s\t%s" % (k, v) for k, v, _, _ in writes))
         if not res.ok:
             raise Fail("FLOW_SEED %s: writing %d position(s) to %s on %s: %s" % (
@@ -230,8 +229,7 @@ def _retire(cli, params, flow, name):
     writes = connect_configs.retire_plan(configs, counts, connectors)
     if writes:
         argv = kafka_commands.console_producer(cli.home, cli.version, cli.bootstrap(target), cli.config(target),
-                                               topic) + ["--property", "parse.key=true", "--property",
-                                                         "key.separator=\t"]
+                                               topic, keyed=True)
         res = cli.run(argv, stdin="\n".join("%s\t%s" % kv for kv in writes))
         if not res.ok:
             # never the values in a message: a connector configuration can hold credentials
@@ -249,4 +247,4 @@ def _retire(cli, params, flow, name):
 
 def _configs(cli, target, topic):
     res = cli.consume(target, topic, mode="keyed", timeout_ms=READ_QUIET_MS)
-    return connect_configs.read_state(res.out)
+    return kafka_records.connector_configs(res.out)

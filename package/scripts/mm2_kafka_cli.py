@@ -193,12 +193,12 @@ class KafkaCli(object):
         def create(**extra):
             result = self.run(kafka_commands.topics_create(self.home, self.bootstrap(alias), self.config(alias), topic,
                                                            configs=configs, if_not_exists=if_not_exists, **extra))
-            if not if_not_exists and not result.ok and "already exists" in result.problem(40):
+            if not if_not_exists and not result.ok and kafka_output.topic_exists(result.problem(40)):
                 Logger.info("%s already exists on %s" % (topic, alias))
                 return ToolResult(0, result.out, u"")
             return result
         result = create()
-        if not result.ok and "Replication factor must be larger than 0" in result.problem(40):
+        if not result.ok and kafka_output.needs_replication_factor(result.problem(40)):
             Logger.info("The brokers of %s want an explicit replication factor (Kafka before 2.4): retrying "
                         "with 1 for %s" % (alias, topic))
             result = create(replication_factor=1)

@@ -301,10 +301,10 @@ class Tools(object):
     """Kafka's bin/ tools of one installation, each run bounded, with client files in a private dir."""
 
     def __init__(self, kafka_home, workdir):
-        if not kafka_home or not os.path.isfile(os.path.join(kafka_home, "bin", "kafka-consumer-groups.sh")):
+        if not kafka_home or not os.path.isfile(kafka_commands.tool(kafka_home, "kafka-consumer-groups.sh")):
             raise BadInput("--kafka-home %s: no Kafka installation there (bin/kafka-consumer-groups.sh); give "
                            "a Kafka 3.0+ home, e.g. the one MM2 runs from" % (kafka_home or "(not set)"))
-        if not os.path.isfile(os.path.join(kafka_home, "bin", "kafka-get-offsets.sh")):
+        if not os.path.isfile(kafka_commands.tool(kafka_home, "kafka-get-offsets.sh")):
             raise BadInput("--kafka-home %s: its tools are older than Kafka 3.0 (no bin/kafka-get-offsets.sh); "
                            "use a Kafka 3.0+ installation (its tools talk to older brokers too)" % kafka_home)
         self.home, self.dir = kafka_home, workdir
@@ -331,9 +331,6 @@ class Tools(object):
             raise OperationFailed("%s: %s failed (exit %d): %s" % (
                 what, os.path.basename(argv[0]), proc.returncode, _tail(proc.stderr or proc.stdout)))
         return proc.stdout + ("\n" + proc.stderr if with_stderr and proc.stderr else "")
-
-    def tool(self, name):
-        return kafka_commands.tool(self.home, name)
 
     def read_until(self, argv, done, timeout=TOOL_TIMEOUT):
         """Run a reading tool until done(line) returns True for a line, it exits, or timeout; then stop it (its
@@ -441,12 +438,12 @@ def seed(args, workdir, log):
     # 2. the source topics' extents (what a naive start copies again, what MM2 still has to copy), the target's
     #    copies and MM2's offsets topic: independent reads, run side by side
     topics = sorted(set(t for t, _ in committed))
-    pattern = "|".join(_regex_quote(t) for t in topics)
+    pattern = kafka_commands.topics_pattern(topics)
     with ThreadPoolExecutor(6) as pool:
         reads = [pool.submit(_offsets, tools, bootstrap, cfg, what, spec) for bootstrap, cfg, what, spec in (
             (src, source_cfg, pattern, "-2"), (src, source_cfg, pattern, "-1"), (tgt, target_cfg, pattern, "-2"),
-            (tgt, target_cfg, pattern, "-1"), (tgt, target_cfg, _regex_quote(topic), "-2"),
-            (tgt, target_cfg, _regex_quote(topic), "-1"))]
+            (tgt, target_cfg, pattern, "-1"), (tgt, target_cfg, kafka_commands.topics_pattern([topic]), "-2"),
+            (tgt, target_cfg, kafka_commands.topics_pattern([topic]), "-1"))]
         start, end, target_start, target_end, offsets_start, offsets_end = [r.result() for r in reads]
 
     # 3. MM2's offsets topic on the target: create it as Connect would, or read what it holds
@@ -479,10 +476,9 @@ def seed(args, workdir, log):
 
     # 4. write, then read back: every key where Connect will look for it
     lines = "".join("%s\t%s\n" % (key, value) for key, value, _ in seed_plan.writes)
-    argv = kafka_commands.console_producer(tools.home, (3, 0, 0), tgt, target_cfg, topic) + [
-        "--property", "parse.key=true", "--property", "key.separator=\t"]
+    argv = kafka_commands.console_producer(tools.home, (3, 0, 0), tgt, target_cfg, topic, keyed=True)
     tools.run(argv, "writing positions to %s" % topic, input_text=lines)
-    written_end = _by_partition(_offsets(tools, tgt, target_cfg, _regex_quote(topic), "-1"))
+    written_end = _by_partition(_offsets(tools, tgt, target_cfg, kafka_commands.topics_pattern([topic]), "-1"))
     after, raw = _read_offsets_topic(tools, tgt, target_cfg, topic, connector, _by_partition(offsets_start),
                                      written_end)
     where = dict(((k, v), p) for p, k, v in raw)
@@ -504,17 +500,13 @@ def read_group_state(tools, bootstrap, config_path, group):
     return state, members, out
 
 
-def _regex_quote(topic):
-    return "".join("\\" + c if c in ".^$*+?()[]{}|\\" else c for c in topic)
-
-
 def _offsets(tools, bootstrap, cfg, pattern, time_spec):
     """{(topic, partition): offset} at time_spec (-1 latest, -2 earliest); {} when no topic matches."""
     try:
         out = tools.run(kafka_commands.get_offsets_command(tools.home, bootstrap, cfg, time_spec, topic=pattern),
                         "reading offsets on %s" % bootstrap)
     except OperationFailed as exc:
-        if "Could not match any topic-partitions" in str(exc):
+        if kafka_output.no_topic_matched(str(exc)):
             return {}
         raise
     return kafka_output.parse_offsets(out)
@@ -530,20 +522,19 @@ def _read_offsets_topic(tools, bootstrap, cfg, topic, connector, log_start, log_
     never idle); an empty or short read (a slow consumer start) is never taken for "MM2 has no positions"."""
     if not any(end > log_start.get(p, 0) for p, end in log_end.items()):
         return {}, []
-    argv = kafka_commands.console_consumer(tools.home, (3, 0, 0), bootstrap, cfg, topic, timeout_ms=30000) + [
-        "--property", "print.key=true", "--property", "print.partition=true", "--property", "print.offset=true",
-        "--property", "key.separator=\t"]
+    argv = kafka_commands.console_consumer(tools.home, (3, 0, 0), bootstrap, cfg, topic, mode="positions",
+                                           timeout_ms=30000)
 
     for _attempt in range(attempts):
         last = {}
 
         def done(line):
-            fields = line.split("\t", 2)
-            if len(fields) == 3 and fields[0].startswith("Partition:") and fields[1].startswith("Offset:"):
-                partition, offset = int(fields[0][10:]), int(fields[1][7:])
-                last[partition] = max(last.get(partition, -1), offset)
-                return offset >= log_end.get(partition, 0) - 1 and mm1_offsets.read_complete(last, log_start, log_end)
-            return False
+            position = kafka_records.read_position(line)
+            if position is None:
+                return False
+            partition, offset = position
+            last[partition] = max(last.get(partition, -1), offset)
+            return offset >= log_end.get(partition, 0) - 1 and mm1_offsets.read_complete(last, log_start, log_end)
         text = tools.read_until(argv, done)
         positions, raw, seen = kafka_records.offsets_records(text, connector)
         if mm1_offsets.read_complete(seen, log_start, log_end):

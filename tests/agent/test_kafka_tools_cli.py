@@ -111,8 +111,9 @@ def test_status_records():
 def test_offsets_csv():
     cps = [kr.Checkpoint("g1", "A.t", 1, 9, 7), kr.Checkpoint("g1", "A.t", 0, 5, 5),
            kr.Checkpoint('we,"ird', "A.t", 0, 1, 1)]
-    assert kt.offsets_csv(cps[:2], with_group=False) == "A.t,0,5\nA.t,1,7\n"
-    assert kt.offsets_csv(cps, with_group=True).splitlines()[-1] == '"we,""ird",A.t,0,1'
+    assert kc.reset_offsets_csv(cps[:2], with_group=False) == "A.t,0,5\nA.t,1,7\n"
+    assert kc.reset_offsets_csv(cps, with_group=True).splitlines()[-1] == '"we,""ird",A.t,0,1'
+    assert kc.reset_offsets_rows("A.t,0,5\nd.o.t,1,7\n\n") == [("A.t", 0, 5), ("d.o.t", 1, 7)]
 
 
 def test_bytes_escaping_roundtrip():

@@ -3,6 +3,7 @@ what FLOW_SEED retire= reads and writes so that a disabled direction starts none
 import json
 
 from mm2_core.kafka import connect_configs as c
+from mm2_core.kafkatools import records
 
 
 def _line(key, value):
@@ -20,7 +21,7 @@ def test_the_last_record_per_key_wins_and_null_removes_it():
         "Processed a total of 6 messages",
         _line("target-state-MirrorSourceConnector", {"state": "STARTED"}),
     ])
-    configs, counts = c.read_state(out)
+    configs, counts = records.connector_configs(out)
     assert configs == {"MirrorSourceConnector": {"enabled": "true", "topics": "t"}}
     assert counts == {"MirrorSourceConnector": 2}
 
@@ -38,7 +39,7 @@ def test_retiring_writes_the_configuration_disabled_then_no_tasks_and_nothing_tw
     assert c.retired(configs, counts) == ["MirrorSourceConnector", "MirrorCheckpointConnector"]
     # what the topic holds after those writes: nothing left to do (a rerun writes nothing)
     after = "\n".join(_line(k, v) for k, v in writes)
-    configs2, counts2 = c.read_state(after)
+    configs2, counts2 = records.connector_configs(after)
     configs.update(configs2)
     counts.update(counts2)
     assert c.retire_plan(configs, counts) == [] and c.retired(configs, counts) == []

@@ -68,7 +68,7 @@ def test_command_lines_name_the_tool_the_cluster_and_the_client_file():
     assert kc.groups_describe_command("/k", "b:9092", "/c")[5:] == ["--describe", "--all-groups"]
     assert kc.groups_describe_command("/k", "b:9092", "/c", ["g"], offsets=True)[-1] == "--offsets"
     assert kc.groups_delete_command("/k", "b:9092", "/c", "shadow")[5:] == ["--delete", "--group", "shadow"]
-    assert kc.topic_configs_command("/k", (2, 4, 1), "b:9092", "/c")[-1] == "topics"      # --all from 2.5
+    assert kc.topic_configs_command("/k", (2, 4, 1), "b:9092", "/c") is None   # no topics with --bootstrap-server
     assert kc.topic_configs_command("/k", (2, 5, 0), "b:9092", "/c")[-1] == "--all"
 
 
@@ -95,3 +95,42 @@ def test_connect_offsets_are_read_with_or_without_partition_and_offset_columns()
     positions, raw, last = kr.offsets_records(located)
     assert positions == {("A", "orders", 0): 5} and len(raw) == 2 and last == {3: 8}
     assert kr.source_offsets(plain, "B") == {}
+
+
+def test_console_lines_each_fact_built_once():
+    assert kc.topics_pattern(["dotted.topic.v1", "orders"]) == "^(dotted\\.topic\\.v1|orders)$"
+    keyed = kc.console_producer("/k", (3, 9, 0), "b:9092", "/c", "offsets", keyed=True)
+    assert keyed[-4:] == ["--property", "parse.key=true", "--property", "key.separator=\t"]
+    assert kc.console_producer("/k", (4, 2, 0), "b:9092", "/c", "t", keyed=True)[-4] == "--reader-property"
+    shadow = kc.console_consumer("/k", (3, 9, 0), "b:9092", "/c", ["a.b", "c"], mode="keyed", max_messages=1,
+                                 group="g-shadow")
+    assert shadow[shadow.index("--include") + 1] == "^(a\\.b|c)$" and "--topic" not in shadow
+    assert shadow[shadow.index("--group") + 1] == "g-shadow" and "--from-beginning" not in shadow
+    single = kc.console_consumer("/k", (3, 9, 0), "b:9092", "/c", "cp", mode="raw", partition=0, offset="earliest")
+    assert single[single.index("--offset") + 1] == "earliest" and "key.deserializer=" + kc.BYTES_DESERIALIZER in single
+    assert kc.console_consumer("/k", (2, 8, 2), "b", "/c", "s", mode="offset-sync")[-2:] == [
+        "--formatter", kc.OFFSET_SYNC_FORMATTER]
+    stamps = kc.console_consumer("/k", (4, 2, 0), "b", "/c", "t", mode="timestamps", partition=1, offset=7)
+    assert stamps[-4:] == ["--formatter-property", "print.timestamp=true", "--formatter-property",
+                           "value.deserializer=" + kc.BYTES_DESERIALIZER]
+    positions = kc.console_consumer("/k", (3, 0, 0), "b", "/c", "mm2-offsets.A.internal", mode="positions")
+    assert "print.partition=true" in positions and "print.offset=true" in positions
+
+
+def test_reset_file_deletion_and_console_reads_are_read_in_one_place():
+    assert ko.no_topic_matched("Error occurred: Could not match any topic-partitions with the specified filters")
+    assert ko.group_deleted("Deletion of requested consumer groups ('g') was successful.", 0)
+    assert not ko.group_deleted("Deletion of requested consumer groups ('g') was successful.", 1)
+    assert ko.group_deleted("* Group 'g' could not be deleted due to: ...: The group id does not exist.", 1)
+    assert not ko.group_deleted("Error: Deletion of some consumer groups failed:\n* Group 'g' could not be deleted "
+                                "due to: ...GroupNotEmptyException: The group is not empty.", 1)
+    assert kr.read_position("Partition:3\tOffset:41\t[\"c\",{}]\t{\"offset\":9}\n") == (3, 41)
+    assert kr.read_position("[\"c\",{}]\t{\"offset\":9}") is None and kr.read_position("Processed a total") is None
+    assert kr.count_records("k1\tv1\nk2\tv2\n\nProcessed a total of 2 messages\n") == 2
+    assert ko.reset_applied("GROUP TOPIC PARTITION NEW-OFFSET\ng orders 0 42\n", 0)
+    assert not ko.reset_applied("Error: Assignments can only be reset if the group 'g' is inactive, but the current "
+                                "state is Stable.\n", 0)
+    assert ko.timed_out("Error: ...: org.apache.kafka.common.errors.TimeoutException: Timed out waiting for a node "
+                        "assignment. Call: describeConsumerGroups")
+    assert ko.topic_exists("Error while executing topic command : Topic 'mm2-check' already exists.")
+    assert ko.needs_replication_factor("InvalidReplicationFactorException: Replication factor must be larger than 0.")

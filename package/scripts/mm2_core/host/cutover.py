@@ -19,6 +19,7 @@ the source deleted records MM2 had not copied yet (its next offset N + 1 is belo
 copy silently skips them (the replication consumer resets to the earliest offset).
 """
 from mm2_core.host import translation
+from mm2_core.kafkatools import commands as kafka_commands
 
 
 # Operator-settable thresholds of the gate: name -> (default, meaning). One source of truth for the
@@ -316,8 +317,7 @@ def refusal(group, flow, target, state, members):
 def offsets_csv_rows(checkpoints, group):
     """topic,partition,offset lines of a group's translated offsets (what --reset-offsets --from-file reads): MM2's
     checkpoints, or what translation.applicable() makes of them."""
-    mine = sorted((cp.topic, cp.partition, cp.downstream) for cp in checkpoints if cp.group == group)
-    return "".join("%s,%d,%d\n" % row for row in mine)
+    return kafka_commands.reset_offsets_csv([cp for cp in checkpoints if cp.group == group], with_group=False)
 
 
 def group_entry(group, rows):
@@ -376,11 +376,10 @@ def cap_rows(rows, not_after):
     which lies after the records the reverse flow copied; records the source wrote before its outage that were
     never replicated sit before those: the group must not start past the first of them."""
     out, capped = [], []
-    for line in rows.splitlines():
-        topic, partition, offset = line.rsplit(",", 2)
-        limit = not_after.get((topic, int(partition)))
-        if limit is not None and int(offset) > limit:
-            capped.append("%s-%s: %s -> %d" % (topic, partition, offset, limit))
-            offset = str(limit)
-        out.append("%s,%s,%s\n" % (topic, partition, offset))
+    for topic, partition, offset in kafka_commands.reset_offsets_rows(rows):
+        limit = not_after.get((topic, partition))
+        if limit is not None and offset > limit:
+            capped.append("%s-%d: %d -> %d" % (topic, partition, offset, limit))
+            offset = limit
+        out.append("%s,%d,%d\n" % (topic, partition, offset))
     return "".join(out), capped

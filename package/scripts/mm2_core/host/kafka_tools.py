@@ -1,5 +1,5 @@
 """What MM2's service check and custom commands need to know around Kafka's tools: the names of MM2's internal
-topics, the client settings of a cluster alias, MM2's topic and group filters, which records to read, the offsets CSV.
+topics, the client settings of a cluster alias, MM2's topic and group filters, which records to read.
 
 Pure stdlib, Python 2.7 and 3. The tools' command lines and the parsers of what they print are the Kafka
 boundary's, mm2_core.kafkatools (commands, output, records).
@@ -10,8 +10,6 @@ import warnings
 
 from mm2_core.config import config_values
 from mm2_core.kafka import versions
-from mm2_core.formats import text as _t   # the module: alert reloads drop mm2_core modules (Python 2 clears
-                                 # a dropped module's globals under functions imported from it)
 
 
 def tail_reads(end_offsets, records):
@@ -25,26 +23,6 @@ def tail_reads(end_offsets, records):
             start = max(0, end - records)
             reads.append((partition, start, end - start))
     return reads
-
-
-def _csv_field(value):
-    value = _t.text(value)   # group names are any text
-    if any(c in value for c in ',"\r\n'):
-        return '"%s"' % value.replace('"', '""')
-    return value
-
-
-def offsets_csv(checkpoints, with_group):
-    """CSV for kafka-consumer-groups --reset-offsets --from-file.
-
-    Without the group column ("topic,partition,offset") for one --group; with it
-    ("group,topic,partition,offset") for several --group or --all-groups.
-    """
-    lines = []
-    for cp in sorted(checkpoints, key=lambda c: (c.group, c.topic, c.partition)):
-        fields = ([cp.group] if with_group else []) + [cp.topic, cp.partition, cp.downstream]
-        lines.append(",".join(_csv_field(f) for f in fields))
-    return "\n".join(lines) + ("\n" if lines else "")
 
 
 # ---------------------------------------------------------------- what the tools need to know

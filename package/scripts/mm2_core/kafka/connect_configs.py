@@ -47,32 +47,6 @@ def no_tasks_value():
     return json.dumps({"tasks": 0}, separators=(",", ":"))
 
 
-def read_state(output):
-    """({connector: its last configuration's properties}, {connector: task count of its last commit record}) from
-    `kafka-console-consumer --property print.key=true` over a config topic (key<TAB>value lines; the last record
-    per key wins; a null value removes the key)."""
-    configs, counts = {}, {}
-    for line in output.splitlines():
-        if "\t" not in line:
-            continue
-        key, value = line.split("\t", 1)
-        key, value = key.strip(), value.strip()
-        for prefix, into in ((COMMIT_PREFIX, counts), (CONNECTOR_PREFIX, configs)):
-            if not key.startswith(prefix):
-                continue
-            connector = key[len(prefix):]
-            if value == "null":
-                into.pop(connector, None)
-                break
-            try:
-                parsed = json.loads(value)
-                into[connector] = int(parsed["tasks"]) if into is counts else dict(parsed["properties"])
-            except (ValueError, KeyError, TypeError):
-                pass
-            break
-    return configs, counts
-
-
 def retired(configs, counts, connectors=RETIRED_CONNECTORS):
     """[connector] of `connectors` (dedicated mode: RETIRED_CONNECTORS) that are configured and neither disabled nor
     without tasks."""

@@ -194,7 +194,8 @@ FEATURES = {
                                     "the checkpoint task emits a checkpoint only when it changed "
                                     "(checkpointIsMoreRecent); before, every interval re-emits all of them"),
     CONFIGS_DESCRIBE_ALL: ("2.5.0", None,
-                           "kafka-configs.sh --describe --all: every effective value, defaults included (KIP-524)"),
+                           "kafka-configs.sh --describe --all: every effective value, defaults included (KIP-524); "
+                           "topics with --bootstrap-server at all (2.4 answers \"Invalid entity-type topics\")"),
     CONSOLE_COMMAND_OPTIONS: ("4.2.0", None,
                               "console producer/consumer take --command-config, --command-property, "
                               "--formatter-property / --reader-property; --consumer.config, --producer.config, "

@@ -42,6 +42,11 @@ def parse_offsets(output):
     return offsets
 
 
+def no_topic_matched(output):
+    """True when `kafka-get-offsets` said no topic matched its --topic (it exits 1): no offsets, not a failure."""
+    return "Could not match any topic-partitions" in output
+
+
 def topic_offsets(output, topic):
     """{partition: offset} of one topic from `kafka-get-offsets` output (see parse_offsets)."""
     return dict((p, off) for (t, p), off in parse_offsets(output).items() if t == topic)
@@ -50,6 +55,8 @@ def topic_offsets(output, topic):
 # ---------------------------------------------------------------- kafka-consumer-groups --describe
 
 _GROUP_NOTICE = re.compile(r"^(?:Error: )?Consumer group '(.+)' (has no active members|does not exist)\.?\s*$")
+# Kafka 4.0+ (the rewritten ConsumerGroupCommand): a missing group fails the whole describe
+_GROUP_NOT_FOUND = re.compile(r"GroupIdNotFoundException: Group (.+?) not found\.?\s*$")
 
 
 def parse_group_state(output):
@@ -57,7 +64,11 @@ def parse_group_state(output):
 
     The table's coordinator column holds a space ("host:port  (id)"), so the state and member count are read from
     the end of the row. Without a row, the tool's notices say it: "Consumer group 'g' has no active members." is
-    ('Empty', 0), "Consumer group 'g' does not exist." ('Dead', 0)."""
+    ('Empty', 0), "Consumer group 'g' does not exist." ('Dead', 0).
+
+    Kafka 4.x says a group does not exist differently, and fails the whole describe for it (exit code still 0):
+    "Error: Executing consumer group command failed due to ...GroupIdNotFoundException: Group g not found." is
+    ('Dead', 0) for g, and the other groups of that describe get no answer here (ask for them again, one each)."""
     result = {}
     header = False
     for line in output.splitlines():
@@ -73,6 +84,9 @@ def parse_group_state(output):
         m = _GROUP_NOTICE.match(line.strip())
         if m and m.group(1) not in result:
             result[m.group(1)] = ("Empty", 0) if m.group(2) == "has no active members" else ("Dead", 0)
+        m = _GROUP_NOT_FOUND.search(line.strip())
+        if m and m.group(1) not in result:
+            result[m.group(1)] = ("Dead", 0)
     return result
 
 
@@ -113,6 +127,25 @@ def group_offsets(output):
     return result
 
 
+def group_deleted(output, exit_code):
+    """True when `kafka-consumer-groups --delete --group g` (stdout and stderr) says the group is gone: deleted now
+    (exit 0, "Deletion of requested consumer groups ('g') was successful.") or not there ("... The group id does not
+    exist.", whatever the exit code)."""
+    return exit_code == 0 and "was successful" in output or "does not exist" in output
+
+
+def reset_applied(stdout, exit_code):
+    """True when `kafka-consumer-groups --reset-offsets --execute` applied the offsets: exit 0 and no "Error" on
+    stdout (where it prints a refusal, e.g. a group with active members, still exiting 0)."""
+    return exit_code == 0 and "Error" not in stdout
+
+
+def timed_out(output):
+    """True when a tool failed because a broker did not answer in time (TimeoutException: a loaded or restarting
+    cluster): the same command may be run again."""
+    return "org.apache.kafka.common.errors.TimeoutException" in output
+
+
 # ---------------------------------------------------------------- kafka-configs --describe
 
 _CONFIG_HEAD = re.compile(r"^(?:All|Dynamic) configs for topic (\S+) are:\s*$")
@@ -133,7 +166,19 @@ def parse_topic_configs(output):
     return configs
 
 
-# ---------------------------------------------------------------- kafka-topics --list
+# ---------------------------------------------------------------- kafka-topics
+
+def topic_exists(output):
+    """True when `kafka-topics --create` (without --if-not-exists) failed because the topic already exists."""
+    return "already exists" in output
+
+
+def needs_replication_factor(output):
+    """True when `kafka-topics --create` without --replication-factor was refused by brokers before Kafka 2.4
+    (KIP-464): "Replication factor must be larger than 0"."""
+    return "Replication factor must be larger than 0" in output
+
+
 
 _TOPIC = re.compile(r"^[A-Za-z0-9._-]{1,249}$")
 

@@ -9,7 +9,7 @@ import json
 import re
 import struct
 
-from mm2_core.kafka import connect_offsets
+from mm2_core.kafka import connect_configs, connect_offsets
 
 SEP = "\t"
 
@@ -178,6 +178,34 @@ def connector_states(status_records):
                      v[2])) for k, v in result.items())
 
 
+# ---------------------------------------------------------------- Connect's config topic
+
+def connector_configs(output):
+    """({connector: its last configuration's properties}, {connector: task count of its last commit record}) from
+    the console consumer in mode 'keyed' over Connect's config topic (key<TAB>value lines; the last record
+    per key wins; a null value removes the key)."""
+    configs, counts = {}, {}
+    for line in output.splitlines():
+        if "\t" not in line:
+            continue
+        key, value = line.split("\t", 1)
+        key, value = key.strip(), value.strip()
+        for prefix, into in ((connect_configs.COMMIT_PREFIX, counts), (connect_configs.CONNECTOR_PREFIX, configs)):
+            if not key.startswith(prefix):
+                continue
+            connector = key[len(prefix):]
+            if value == "null":
+                into.pop(connector, None)
+                break
+            try:
+                parsed = json.loads(value)
+                into[connector] = int(parsed["tasks"]) if into is counts else dict(parsed["properties"])
+            except (ValueError, KeyError, TypeError):
+                pass
+            break
+    return configs, counts
+
+
 # ---------------------------------------------------------------- Connect's offsets topic
 
 def parse_offsets_key(key_text):
@@ -201,25 +229,41 @@ def parse_offsets_value(value_text):
     return int(json.loads(value_text)["offset"])
 
 
+def _offsets_line(line):
+    """(partition or None, read offset or None, key, value) of one console-consumer line of an offsets topic:
+    `key<TAB>value`, optionally after `Partition:<n>` and `Offset:<m>` (print.partition / print.offset); None for
+    another line."""
+    parts = line.rstrip("\r\n").split(SEP)
+    partition = read_offset = None
+    if len(parts) >= 3 and parts[0].startswith("Partition:"):
+        try:
+            partition = int(parts.pop(0)[len("Partition:"):])
+        except ValueError:
+            return None
+    if len(parts) >= 3 and parts[0].startswith("Offset:"):
+        try:
+            read_offset = int(parts.pop(0)[len("Offset:"):])
+        except ValueError:
+            return None
+    if len(parts) != 2:
+        return None
+    return partition, read_offset, parts[0], parts[1]
+
+
 def _offsets_lines(output):
-    """(partition or None, read offset or None, key, value) of console-consumer lines of an offsets topic:
-    `key<TAB>value`, optionally after `Partition:<n>` and `Offset:<m>` (print.partition / print.offset)."""
     for line in output.splitlines():
-        parts = line.rstrip("\r").split(SEP)
-        partition = read_offset = None
-        if len(parts) >= 3 and parts[0].startswith("Partition:"):
-            try:
-                partition = int(parts.pop(0)[len("Partition:"):])
-            except ValueError:
-                continue
-        if len(parts) >= 3 and parts[0].startswith("Offset:"):
-            try:
-                read_offset = int(parts.pop(0)[len("Offset:"):])
-            except ValueError:
-                continue
-        if len(parts) != 2:
-            continue
-        yield partition, read_offset, parts[0], parts[1]
+        parsed = _offsets_line(line)
+        if parsed is not None:
+            yield parsed
+
+
+def read_position(line):
+    """(partition, offset) of the record on one line the console consumer printed in mode 'positions'
+    (commands.console_consumer), or None: how a read that stops at known end offsets knows where it is."""
+    parsed = _offsets_line(line)
+    if parsed is None or parsed[0] is None or parsed[1] is None:
+        return None
+    return parsed[0], parsed[1]
 
 
 def connector_offsets(output, connector=connect_offsets.CONNECTOR):
@@ -278,6 +322,12 @@ def parse_offset_syncs(output):
         if m:
             syncs.setdefault((m.group(1), int(m.group(2))), []).append((int(m.group(3)), int(m.group(4))))
     return syncs
+
+
+def count_records(output):
+    """How many records a console consumer printed (one line each; its closing "Processed a total of N messages"
+    is not one)."""
+    return len([l for l in output.splitlines() if l.strip() and not l.startswith("Processed a total")])
 
 
 def parse_record_timestamps(output):
