@@ -5,9 +5,9 @@
 #   double, Python 2.7       every folder that runs on agents             (.venv27 target dir), no JVM
 #   real Ambari 3            AMBARI_SUITES on ../shared/ambari/trunk      (.venv39, Python 3.9)
 #   real Ambari 2.7.8        AMBARI_SUITES on ../shared/ambari/release-2.7.8 (Python 2.7, .venv27)
-#   real Kafka A             tests/e2e                                    (REAL_KAFKA_A)
+#   real Kafka A             tests/e2e, tests/dr's silent-loss case       (REAL_KAFKA_A)
 #   real Kafka B             tests/mm1 (but the real cutover) tests/versions (REAL_KAFKA_B)
-#   real Kafka C             tests/dr: failover + failback under the prefixed policy, the silent-loss case; tests/live
+#   real Kafka C             tests/dr: failover + failback under the prefixed policy; tests/live
 #   real Kafka D             tests/dr: failover + failback under the identity policy; tests/alerts_real;
 #                            the live retire case and the real MM1 cutover
 #                            (C and D: MM2_DR_CASES, unless set: CI_DR_CASES_C / CI_DR_CASES_D below)
@@ -36,15 +36,17 @@ AMBARI_SUITES=(tests/harness_tests tests/agent tests/advisor tests/alerts tests/
 # lane ~31 min; tests/versions then grew by the logged-config check (~90 s a version) and tests/live by
 # its offsets and retire cases, so live moved beside lane C's DR cases. The CI of 2026-11-26 (3605 s): C took
 # 55 min and D 37, so the connect-mode retire case (~5 min alone) runs in D.
-REAL_KAFKA_A=(tests/e2e)
+REAL_KAFKA_A=(tests/e2e tests/dr/test_silent_loss.py)
 # The r6 rehearsal of 2026-11-27 (--durations): B 58 min (lifecycle 4.3.1 18 min, 2.8.2 11, logged config 20, the
 # MM1 cutover 7), C 58, D 48, A 55 without its reruns: the MM1 cutover moved to D.
 REAL_KAFKA_B=(tests/mm1 tests/versions --ignore=tests/mm1/test_cutover_real.py)
 REAL_KAFKA_C=(tests/dr tests/live --ignore=tests/live/test_connect_retire.py)
 REAL_KAFKA_D=(tests/dr tests/alerts_real tests/live/test_connect_retire.py tests/mm1/test_cutover_real.py)
 # The DR cases of C and D (tests/dr/test_failover.py's MM2_DR_CASES; an MM2_DR_CASES of the caller wins):
-# both replication policies, one lane each (a case takes 15-35 min on the 2-core host).
-CI_DR_CASES_C=${MM2_DR_CASES:-trunk-prefixed silent-loss}
+# both replication policies, one lane each (a case takes 15-35 min on the 2-core host); the silent-loss case in A
+# (reh3: C, the prefixed case and live, was the longest lane at 45 min, A the shortest at 34).
+CI_DR_CASES_C=${MM2_DR_CASES:-trunk-prefixed}
+CI_DR_CASES_A=${MM2_DR_CASES:-silent-loss}
 CI_DR_CASES_D=${MM2_DR_CASES:-trunk-identity}
 
 PY3=${MM2_PY3:-python3}
@@ -200,7 +202,8 @@ done
 # lanes still get most of the CPU while the doubles end within minutes; the total work, so the run's wall time,
 # stays the same. The JVM lanes' waits poll until a state holds and never assume an idle host.
 HEAVY=(nice -n "${MM2_HEAVY_NICE:-10}")
-lane "real Kafka A (${REAL_KAFKA_A[*]})" "$LANES/kafka-a.log" "${HEAVY[@]}" "${PYTEST3[@]}" "${REAL_KAFKA_A[@]}" "$@"
+lane "real Kafka A (${REAL_KAFKA_A[*]})" "$LANES/kafka-a.log" \
+  env MM2_DR_CASES="$CI_DR_CASES_A" "${HEAVY[@]}" "${PYTEST3[@]}" "${REAL_KAFKA_A[@]}" "$@"
 lane "real Kafka B (${REAL_KAFKA_B[*]})" "$LANES/kafka-b.log" "${HEAVY[@]}" "${PYTEST3[@]}" "${REAL_KAFKA_B[@]}" "$@"
 lane "real Kafka C (${REAL_KAFKA_C[*]}: $CI_DR_CASES_C)" "$LANES/kafka-c.log" \
   env MM2_DR_CASES="$CI_DR_CASES_C" "${HEAVY[@]}" "${PYTEST3[@]}" "${REAL_KAFKA_C[@]}" "$@"

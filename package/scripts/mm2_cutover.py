@@ -19,7 +19,7 @@ from resource_management.core.logger import Logger
 from mm2_setup import Refused
 from mm2_core.config import names
 from mm2_core.formats.text import text, to_text
-from mm2_core.host import cutover, kafka_tools, translation
+from mm2_core.host import cutover, kafka_tools, process, translation
 from mm2_core.kafka import versions
 from mm2_core.kafkatools import commands as kafka_commands, output as kafka_output, records as kafka_records
 from mm2_core.model import groups as group_rules, resolved
@@ -34,6 +34,7 @@ ASSIGNED_QUIET_MS = 15000   # includes the first fetch: seconds on a busy host
 HEARTBEATS_READ = 20          # the last records of each partition of <source>.heartbeats on the target
 SYNC_READ_INTERVAL = 10     # before Kafka 3.0 (no end offsets): the offset-syncs read ends on a quiet of 8.5 s
 GROUPS_DESCRIBE_SECONDS = 60   # committed offsets on the source: a source that is down fails it after this
+TOOLS_AT_ONCE = 4           # a gate's independent reads side by side (each a tool JVM: about 150-250 MB while it runs)
 
 
 def _param(name, fallback=""):
@@ -124,16 +125,55 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
                     and not tp[0].endswith(".heartbeats") and tp[0] != "heartbeats")
 
     facts["source_ends"] = matched(ends[source])
-    out = _read(cli, kafka_commands.get_offsets_command(home, cli.bootstrap(source), cli.config(source), -2),
-                "log-start offsets of %s" % source, errors)
-    facts["source_starts"] = matched(kafka_output.parse_offsets(out)) if out is not None else {}
-
-    # the source connector's committed offsets (on the target, in the offsets topic of the run mode)
     import mm2_flow_positions
-    facts["replicated"], res, offsets_topic = mm2_flow_positions.read_stored(cli, cli.params, flow.name, source,
-                                                                             target)
-    if not res.ok and not facts["replicated"]:
-        errors.append("reading %s on %s: %s" % (offsets_topic, target, res.problem(3)))
+
+    # Once the ends are known the other facts do not depend on each other: read side by side (each a tool JVM).
+    def starts():
+        problems = []
+        out = _read(cli, kafka_commands.get_offsets_command(home, cli.bootstrap(source), cli.config(source), -2),
+                    "log-start offsets of %s" % source, problems)
+        return (matched(kafka_output.parse_offsets(out)) if out is not None else {}), problems
+
+    def stored():
+        # the source connector's committed offsets (on the target, in the offsets topic of the run mode)
+        replicated, res, offsets_topic = mm2_flow_positions.read_stored(cli, cli.params, flow.name, source, target)
+        problems = [] if res.ok or replicated else ["reading %s on %s: %s" % (offsets_topic, target, res.problem(3))]
+        return replicated, problems
+
+    def configs(alias):
+        def read():
+            # (never None here: the gate needs Kafka 3.0+, topic configs are described from 2.5)
+            problems = []
+            out = _read(cli, kafka_commands.topic_configs_command(home, version, cli.bootstrap(alias),
+                                                                  cli.config(alias)),
+                        "topic configs of %s" % alias, problems)
+            return (kafka_output.parse_topic_configs(out) if out is not None else {}), problems
+        return read
+
+    def target_side():
+        # heartbeat and checkpoint reads write their own keys of facts
+        _target_facts(cli, rendering, flow, facts)
+        return None, []
+
+    def syncs():
+        # MM2's offset syncs: which source offset the translated target offsets stand for, and the translation of
+        # the partitions MM2's checkpoints lack (mm2_core.host.translation)
+        found, problem = read_offset_syncs(cli, rendering, flow)
+        if problem:
+            Logger.warning(problem)
+        return found, []
+
+    def committed():
+        found, problem = committed_offsets(cli, rendering, flow, wanted_groups, lambda tp: tp in facts["source_ends"])
+        return (found or {}), [problem] if problem else []
+
+    read = process.side_by_side([starts, stored, configs(source), configs(target), target_side, syncs, committed],
+                                limit=TOOLS_AT_ONCE)
+    for key, (value, problems) in zip(("source_starts", "replicated", "source_configs", "target_configs", None,
+                                       "offset_syncs", "committed"), read):
+        if key:
+            facts[key] = value
+        errors.extend(problems)
 
     rows = cutover.unreplicated(facts["source_ends"], facts["source_starts"], facts["replicated"])
     stamps = {}
@@ -151,24 +191,6 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
                 stamps[(topic, partition)] = found[0]
                 break
     facts["oldest_unreplicated_ms"] = stamps
-
-    for side, alias in (("source_configs", source), ("target_configs", target)):
-        # (never None here: the gate needs Kafka 3.0+, topic configs are described from 2.5)
-        out = _read(cli, kafka_commands.topic_configs_command(home, version, cli.bootstrap(alias), cli.config(alias)),
-                    "topic configs of %s" % alias, errors)
-        facts[side] = kafka_output.parse_topic_configs(out) if out is not None else {}
-
-    _target_facts(cli, rendering, flow, facts)
-    # MM2's offset syncs: which source offset the translated target offsets stand for, and the translation of the
-    # partitions MM2's checkpoints lack (mm2_core.host.translation)
-    facts["offset_syncs"], problem = read_offset_syncs(cli, rendering, flow)
-    if problem:
-        Logger.warning(problem)
-    committed, problem = committed_offsets(cli, rendering, flow, wanted_groups,
-                                           lambda tp: tp in facts["source_ends"])
-    if problem:
-        errors.append(problem)
-    facts["committed"] = committed or {}
     return facts
 
 

@@ -3,6 +3,7 @@ import os
 import signal
 import socket
 import subprocess
+import threading
 import time
 
 import pytest
@@ -277,3 +278,34 @@ def test_a_start_failure_is_reported_as_exited(site, guard):
     out = process.wait_started(mm2.pid_file, mm2.props, 20, log_path=mm2.log_file)
     assert (out.ok, out.state) == (False, "exited")
     assert any("simulated bad configuration" in line for line in process.tail_lines(mm2.log_file))
+
+
+def test_side_by_side_keeps_the_order_bounds_the_calls_at_once_and_raises_the_first_failure():
+    """A cut-over check's independent reads run side by side: their results in the calls' order, never more than
+    `limit` at once, and a failed read raised to the command once every read has ended."""
+    lock = threading.Lock()
+    running, peak, ended = [0], [0], []
+
+    def call(i, fail=False):
+        def read():
+            with lock:
+                running[0] += 1
+                peak[0] = max(peak[0], running[0])
+            time.sleep(0.05)
+            with lock:
+                running[0] -= 1
+                ended.append(i)
+            if fail:
+                raise ValueError("read %d failed" % i)
+            return i * 10
+        return read
+    assert process.side_by_side([call(i) for i in range(7)], limit=3) == [0, 10, 20, 30, 40, 50, 60]
+    assert peak[0] == 3
+    del ended[:]
+    try:
+        process.side_by_side([call(0), call(1, fail=True), call(2, fail=True), call(3)], limit=2)
+    except ValueError as exc:
+        assert str(exc) == "read 1 failed"
+    else:
+        raise AssertionError("a failed read was not raised")
+    assert sorted(ended) == [0, 1, 2, 3]   # every read ended before the failure was raised

@@ -570,3 +570,29 @@ def run_bounded(argv, timeout, env=None, stdin_text=None, preexec_fn=None, kill=
     for reader in readers:
         reader.join(grace)
     return RunResult(code, _t.decode_output(b"".join(out)), _t.decode_output(b"".join(err)), timed_out, timeout)
+
+
+def side_by_side(calls, limit=4):
+    """Run the callables side by side, at most `limit` at a time, and return their results in order. For reads
+    that do not depend on each other, each a Kafka tool (a JVM start of a second or more): a cut-over check reads
+    about ten facts, and one after the other they take ten JVM starts of wall time. An exception of a call is
+    raised here once every call has ended (the first one's, in the calls' order)."""
+    results = [None] * len(calls)
+    failed = []
+    slots = threading.Semaphore(max(1, int(limit)))
+
+    def run(index, call):
+        with slots:
+            try:
+                results[index] = call()
+            except BaseException as exc:   # handed to the caller's thread below
+                failed.append((index, exc))
+    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
+    for thread in threads:
+        thread.daemon = True
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if failed:
+        raise sorted(failed, key=lambda f: f[0])[0][1]
+    return results
