@@ -196,12 +196,12 @@ IGNORE_LANES=()
 for folder in "${REAL_KAFKA_A[@]}" "${REAL_KAFKA_B[@]}" "${REAL_KAFKA_C[@]}" "${REAL_KAFKA_D[@]}"; do
   case "$folder" in --*) ;; *) IGNORE_LANES+=(--ignore="$folder");; esac
 done
-# The JVM lanes run behind the pure-Python stages in the CPU's queue (nice 10; the real server's lane at 5): the
+# The JVM lanes (the real server's included) run behind the pure-Python stages in the CPU's queue (nice 15): the
 # scheduler shares the CPU by runnable thread, and two dozen JVM threads at equal priority left the Python 3 double
-# 0.16 of a core (rehearsal reh3 at nice 3: 15 min for 100 CPU s). A pure stage is one or two threads, so the JVM
-# lanes still get most of the CPU while the doubles end within minutes; the total work, so the run's wall time,
-# stays the same. The JVM lanes' waits poll until a state holds and never assume an idle host.
-HEAVY=(nice -n "${MM2_HEAVY_NICE:-10}")
+# 0.16 of a core (reh3 at nice 3: 1119 s for 126 CPU s; reh4 at nice 10: 333 s). A pure stage is one or two
+# threads, so the JVM lanes still get most of the CPU while the doubles end within minutes; the total work, so the
+# run's wall time, stays the same. The JVM lanes' waits poll until a state holds and never assume an idle host.
+HEAVY=(nice -n "${MM2_HEAVY_NICE:-15}")
 lane "real Kafka A (${REAL_KAFKA_A[*]})" "$LANES/kafka-a.log" \
   env MM2_DR_CASES="$CI_DR_CASES_A" "${HEAVY[@]}" "${PYTEST3[@]}" "${REAL_KAFKA_A[@]}" "$@"
 lane "real Kafka B (${REAL_KAFKA_B[*]})" "$LANES/kafka-b.log" "${HEAVY[@]}" "${PYTEST3[@]}" "${REAL_KAFKA_B[@]}" "$@"
@@ -212,7 +212,7 @@ lane "real Kafka D (${REAL_KAFKA_D[*]}: $CI_DR_CASES_D)" "$LANES/kafka-d.log" \
 lane "J: the jvm tests of the double's folders" "$LANES/jvm.log" \
   env MM2_TESTS=jvm MM2_REAL_AMBARI_RUNS="${AMBARI_SUITES[*]}" "${HEAVY[@]}" "${PYTEST3[@]}" "${IGNORE_LANES[@]}" "$@"
 lane "real Ambari server (tests/realserver/run.sh)" "$LANES/realserver.log" \
-  env MM2_PY3="$ROOT/.venv3/bin/python" MM2_REALSERVER_WEBUI="${MM2_REALSERVER_WEBUI:-1}" nice -n 5 bash tests/realserver/run.sh "$@"
+  env MM2_PY3="$ROOT/.venv3/bin/python" MM2_REALSERVER_WEBUI="${MM2_REALSERVER_WEBUI:-1}" "${HEAVY[@]}" bash tests/realserver/run.sh "$@"
 
 print_recap() {
   if [ -s "$RECAP" ]; then echo; echo "== failures, recapped from the logs above"; cat "$RECAP"; fi
