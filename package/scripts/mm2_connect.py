@@ -124,17 +124,26 @@ def start(params, rendering, launch):
     start_healer(params)
 
 
-def wait_rest(params, timeout=60):
+def wait_rest(params, timeout=60, ready_timeout=180):
+    """Until the worker's REST API answers, then until its herder has read the config topic: only then does the
+    listing apply_connectors diffs against hold the connectors stored there (a disabled flow's included, which
+    START must delete; seen on a loaded host: an empty listing, the disabled flow's connectors left running)."""
     client = rest(params, timeout=10)
     deadline = time.time() + timeout
     while True:
         try:
             client.connectors()
-            return
+            break
         except connect_rest.ConnectError as e:
             if time.time() >= deadline:
                 raise Fail(u"The Kafka Connect worker's REST API at %s did not answer within %ss: %s"
                            % (client.url, timeout, text(e)))
+        time.sleep(1)
+    deadline = time.time() + ready_timeout
+    while not client.herder_ready():
+        if time.time() >= deadline:
+            raise Fail(u"The Kafka Connect worker at %s answers but has not read its config topic or joined its "
+                       u"group within %ss: see its log %s" % (client.url, ready_timeout, params.mm2_log_file))
         time.sleep(1)
 
 

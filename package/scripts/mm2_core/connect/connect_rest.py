@@ -23,6 +23,7 @@ except ImportError:   # Python 2.7
 from mm2_core.kafka import versions
 
 DEFAULT_TIMEOUT = 30.0
+READINESS_PROBE = "mm2-ambari-readiness-probe"   # a connector name never created (herder_ready)
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
@@ -107,8 +108,23 @@ class ConnectRest(object):
         except ConnectError:
             return False
 
+    def herder_ready(self):
+        """True once the worker's herder has read its config topic and joined its group, False while it starts.
+
+        GET /connectors (expanded or not) answers from the config store's snapshot, which is empty until the herder
+        thread has read <group>-configs to its end (Connect starts its REST server first): a listing taken then
+        misses every stored connector. A connector's config is answered by the herder's own loop, only after that
+        read and the first rebalance: 404 for a name that cannot exist says the listing is complete; while the
+        worker starts, the call waits in the herder's queue (this client's timeout) or gets 409 (rebalancing)."""
+        try:
+            self.call("GET", self._path("connectors", READINESS_PROBE, "config"), ok=(404,))
+            return True
+        except ConnectError:
+            return False
+
     def connectors(self):
-        """{name: {"status": {...}, "info": {"config": {...}, "tasks": [...]}}} (expand=status&expand=info)."""
+        """{name: {"status": {...}, "info": {"config": {...}, "tasks": [...]}}} (expand=status&expand=info). Complete
+        only once herder_ready()."""
         result = self.call("GET", self.url + "/connectors?expand=status&expand=info")
         return result if isinstance(result, dict) else {}
 
