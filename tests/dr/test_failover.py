@@ -21,7 +21,7 @@ import pytest
 
 from conftest import require_line
 from e2e import agent
-from mm2_ambari import dr
+from mm2_ambari.dr import plan as dr
 from mm2_core.config import names
 from realkafka import cluster as rk
 

@@ -53,3 +53,10 @@ class RequestFailed(OperationFailed):
 _REASONS = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
             409: "Conflict", 500: "Internal Server Error", 502: "Bad Gateway",
             503: "Service Unavailable", 504: "Gateway Timeout"}
+
+
+def report(err, exc):
+    """The error on one line (`error: ...`), then each of its problems."""
+    print("error: %s" % exc, file=err)
+    for problem in getattr(exc, "problems", []) or []:
+        print("  - %s" % problem, file=err)
