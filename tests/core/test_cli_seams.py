@@ -198,17 +198,12 @@ def test_the_cli_registers_every_room_that_has_commands():
     assert with_register - registered - {"rest.host_cmds"} == set()   # remove-host: registered by rest.commands
 
 
-@pytest.mark.parametrize("doc", ["docs/design.md", "tests/README.md", "README.md", "CHANGELOG.md"])
-def test_docs_name_modules_that_exist(doc):
-    """A dotted mm2_ambari path in the docs (`mm2_ambari.rest.deployfile.check_limits`) names a module, or a
-    module and a name it defines."""
+def _unresolved(paths):
+    """The dotted mm2_ambari paths ("rest.deployfile.check_limits") that name neither a module nor a module and a
+    name it defines."""
     modules = _modules()
-    with open(os.path.join(REPO, doc)) as fh:
-        text = fh.read()
-    if doc == "CHANGELOG.md":   # only Unreleased: a released section tells its history with the names of its time
-        text = text.split("\n## Unreleased", 1)[-1].split("\n## ", 1)[0]
     wrong = []
-    for path in sorted(set(re.findall(r"\bmm2_ambari((?:\.[A-Za-z_][A-Za-z_0-9]*)+)", text))):
+    for path in sorted(set(paths)):
         parts = path.strip(".").split(".")
         for cut in range(len(parts), 0, -1):
             module = ".".join(parts[:cut])
@@ -220,4 +215,37 @@ def test_docs_name_modules_that_exist(doc):
         else:
             if parts[0] != "templates":   # mm2_ambari.templates: the wheel's copy of package/templates
                 wrong.append("mm2_ambari." + ".".join(parts))
-    assert wrong == []
+    return wrong
+
+
+DOCS = sorted(["README.md", "CHANGELOG.md", "tests/README.md", "benchmarks/README.md"]
+              + ["docs/" + n for n in os.listdir(os.path.join(REPO, "docs")) if n.endswith(".md")])
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_docs_name_modules_that_exist(doc):
+    """A dotted mm2_ambari path in the docs (`mm2_ambari.rest.deployfile.check_limits`) names a module, or a
+    module and a name it defines."""
+    path = os.path.join(REPO, doc)
+    if not os.path.isfile(path):
+        pytest.skip("no %s in this checkout" % doc)
+    with open(path) as fh:
+        text = fh.read()
+    if doc == "CHANGELOG.md":   # only Unreleased: a released section tells its history with the names of its time
+        text = text.split("\n## Unreleased", 1)[-1].split("\n## ", 1)[0]
+    assert _unresolved(re.findall(r"\bmm2_ambari((?:\.[A-Za-z_][A-Za-z_0-9]*)+)", text)) == []
+
+
+def test_dotted_paths_in_strings_name_modules_that_exist():
+    """mock.patch("mm2_ambari.rest.ops.create"), `python -m mm2_ambari.cli`, importlib names: a string of the code
+    and the tests naming a dotted mm2_ambari path names what exists."""
+    found = []
+    for path in _python_files():
+        with open(path, "rb") as fh:
+            if b"mm2_ambari." not in fh.read():
+                continue
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                found.extend(re.findall(r"(?<![\w/.])mm2_ambari((?:\.[A-Za-z_][A-Za-z_0-9]*)+)", node.value))
+    assert found, "no dotted mm2_ambari path in a string: the scan reads nothing"
+    assert _unresolved(found) == []

@@ -1,4 +1,5 @@
-"""Errors of the REST subcommands, each mapped to one exit code (see cli.py: 0 ok, 1 failed, 2 bad input)."""
+"""Errors of the mm2-ambari commands, each mapped to one exit code (see cli.py: 0 ok, 1 failed, 2 bad input), and
+how one is told (`report`)."""
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_INTERRUPTED = 130   # Ctrl-C, as a shell reports a SIGINT
 

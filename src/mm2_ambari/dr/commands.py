@@ -1,4 +1,4 @@
-"""`mm2-ambari cutover check`, `failover`, `failback` and `drill` (see mm2_ambari.dr).
+"""`mm2-ambari cutover check`, `failover`, `failback` and `drill` (see mm2_ambari.dr.plan).
 
 Exit codes: 0 ready / done, 1 not ready or a step failed (rerun resumes), 2 bad input.
 """
