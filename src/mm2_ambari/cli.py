@@ -1,4 +1,5 @@
-"""Entry point of `mm2-ambari`. Each subcommand module registers itself here.
+"""Entry point of `mm2-ambari` (console script and `python -m mm2_ambari.cli`). Each room's command module
+registers its subcommands here.
 
 Exit codes (for pipelines): 0 ok, 1 the operation failed, 2 bad input, 130 interrupted (Ctrl-C).
 """
@@ -8,29 +9,32 @@ import importlib
 import os
 import sys
 
-from mm2_ambari.errors import EXIT_INTERRUPTED
+from mm2_ambari.common.errors import EXIT_INTERRUPTED
 from mm2_ambari.version import tools_version
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
-# Modules that provide register(subparsers); each adds its subcommands with set_defaults(func=...).
-SUBCOMMAND_MODULES = (
-    "mm2_ambari.render_cmd",
-    "mm2_ambari.rest_cmds",
-    "mm2_ambari.validate_cmd",
-    "mm2_ambari.dr_cmds",
-    "mm2_ambari.mm1_cmds",
+# (module, function) pairs: each function(subparsers) adds its subcommands with set_defaults(func=...), in the order
+# argparse lists them ("choose from ...").
+SUBCOMMANDS = (
+    ("mm2_ambari.offline.render_cmd", "register"),        # render
+    ("mm2_ambari.rest.commands", "register"),             # deploy configure restart status alerts check run flow
+    ("mm2_ambari.upgrade.commands", "register"),          # upgrade
+    ("mm2_ambari.rest.commands", "register_removal"),     # remove-host remove
+    ("mm2_ambari.offline.validate_cmd", "register"),      # validate
+    ("mm2_ambari.dr.commands", "register"),               # cutover failover failback drill
+    ("mm2_ambari.mm1.commands", "register"),              # import-mm1 seed-from-mm1
 )
 
 
 def build_parser():
-    from mm2_ambari import help_text
+    from mm2_ambari.common import help_text
     parser = argparse.ArgumentParser(prog="mm2-ambari", formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version="mm2-ambari " + tools_version())
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
-    for module_name in SUBCOMMAND_MODULES:
-        importlib.import_module(module_name).register(subparsers)
+    for module_name, function in SUBCOMMANDS:
+        getattr(importlib.import_module(module_name), function)(subparsers)
     for name, sub in subparsers.choices.items():   # examples in every COMMAND --help
         help_text.teach(sub, name)
     parser.description = help_text.overview(subparsers)   # every command, from the parser itself
@@ -117,14 +121,14 @@ def main(argv=None):
         return EXIT_BAD_INPUT
     try:
         return args.func(args)
-    except KeyboardInterrupt:   # the Ambari commands say what they had sent (rest_cmds.interrupted_line)
+    except KeyboardInterrupt:   # the Ambari commands say what they had sent (rest.session.interrupted_line)
         sys.stderr.write("mm2-ambari %s: interrupted; nothing was sent to Ambari, and no file is left half-written "
                          "(each is written whole or not at all)\n" % args.command)
         return EXIT_INTERRUPTED
     except Exception as exc:  # a bug: one masked line, the stack trace only when asked for
         if os.environ.get("MM2_AMBARI_TRACEBACK"):
             raise
-        from mm2_ambari import masking
+        from mm2_ambari.common import masking
         sys.stderr.write("mm2-ambari %s: internal error: %s: %s (a bug: please report it; "
                          "MM2_AMBARI_TRACEBACK=1 shows the stack trace)\n"
                          % (args.command, type(exc).__name__, masking.mask_text(str(exc).split("\n")[0])))

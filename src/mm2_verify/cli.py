@@ -86,7 +86,7 @@ def _take_flag(args, flag):
 def load_configurations(path):
     """Ambari's configurations ({type: {property: value}} or a command JSON), checked as
     `mm2-ambari render --configs` checks them: JSON errors with file:line, unknown types by name."""
-    from mm2_ambari import errors, inputs
+    from mm2_ambari.common import errors, inputs
     try:
         data = inputs.load_json(path, "--ambari-config", "Ambari's configurations {config type: {property: value}} "
                                                            "or a command JSON")

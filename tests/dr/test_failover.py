@@ -1,10 +1,10 @@
 """Failover on real Kafka with a real consumer group: the built mpack's CUTOVER_CHECK and FAILOVER_GROUPS driven by
-mm2-ambari's failover plan (mm2_ambari.dr) under each Ambari line's real library and Python.
+mm2-ambari's failover plan (mm2_ambari.dr.plan) under each Ambari line's real library and Python.
 
 Per case: a consumer group consumes on A while a producer writes; A's broker is stopped mid-stream; `failover
 --source-down` moves the group to B; the group resumes on B with 0 records skipped and a bounded, reported number
 re-read; producers switch to B and the group reads their records too; A comes back and the same failover command,
-run again, resumes at its deferred verification step. Then `failback` (mm2_ambari.dr.Failback): the reverse flow B->A
+run again, resumes at its deferred verification step. Then `failback` (mm2_ambari.dr.plan.Failback): the reverse flow B->A
 (prefixed: beside A->B; identity: A->B stopped, B->A seeded by FLOW_SEED at B's end offsets of the failover), its
 gate, the group refused by name while it has a member on A, then moved back to A; mm2-verify of both directions
 (trunk, with Spark); A->B restored; the group resumes on A with 0 records skipped and a bounded, reported number
@@ -21,7 +21,7 @@ import pytest
 
 from conftest import require_line
 from e2e import agent
-from mm2_ambari import dr
+from mm2_ambari.dr import plan as dr
 from mm2_core.config import names
 from realkafka import cluster as rk
 
@@ -45,7 +45,7 @@ def step(what):
 
 
 class DriverBackend(object):
-    """mm2_ambari.dr's backend on the agent's scripts (what Ambari runs for a custom command)."""
+    """mm2_ambari.dr.plan's backend on the agent's scripts (what Ambari runs for a custom command)."""
 
     def __init__(self, driver):
         self.d = driver

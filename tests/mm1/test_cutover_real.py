@@ -25,7 +25,7 @@ import pytest
 
 from e2e import agent
 from mm1.conftest import mm2_ambari
-from mm2_ambari import deployfile
+from mm2_ambari.rest import deployfile
 from realkafka import cluster as rk
 
 LINE = "trunk"

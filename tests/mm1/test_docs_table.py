@@ -4,8 +4,8 @@ import io
 import os
 import re
 
-from mm2_ambari import mm1_cmds, mm1_mapping
-from mm2_ambari.mm1_cmds import markdown_table
+from mm2_ambari.mm1 import commands as mm1_cmds, mapping as mm1_mapping
+from mm2_ambari.mm1.commands import markdown_table
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PAGE = os.path.join(REPO, "docs", "migrate-from-mm1.md")

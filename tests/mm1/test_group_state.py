@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from mm2_ambari import mm1_cmds
+from mm2_ambari.mm1 import commands as mm1_cmds
 
 FIXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "kafka_tool_output")
 VERSIONS = sorted(d for d in os.listdir(FIXTURES) if os.path.isfile(os.path.join(FIXTURES, d, "MANIFEST")))

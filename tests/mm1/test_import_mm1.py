@@ -7,7 +7,7 @@ import stat
 import yaml
 
 from mm1.conftest import mm2_ambari
-from mm2_ambari import mm1_mapping
+from mm2_ambari.mm1 import mapping as mm1_mapping
 
 GUIDE_CMD = ["kafka-run-class.sh", "kafka.tools.MirrorMaker", "--consumer.config", "{c}", "--producer.config", "{p}",
              "--whitelist", "orders.*, payments.*", "--num.streams", "4"]
@@ -199,7 +199,7 @@ def test_ctrl_c_while_a_kafka_tool_reads_stops_the_tool(tmp_path, monkeypatch):
     """seed-from-mm1 runs Kafka's readers in their own session (a terminal's Ctrl-C does not reach them): an
     interrupted read must stop the reader itself, leaving no process behind."""
     import threading
-    from mm2_ambari import mm1_cmds
+    from mm2_ambari.mm1 import commands as mm1_cmds
     home = tmp_path / "kafka"
     (home / "bin").mkdir(parents=True)
     for tool in ("kafka-consumer-groups.sh", "kafka-get-offsets.sh"):

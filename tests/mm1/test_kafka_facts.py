@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from mm2_ambari import mm1_mapping, mm1_offsets
+from mm2_ambari.mm1 import mapping as mm1_mapping, offsets as mm1_offsets
 from mm2_core.kafkatools import records as kafka_records
 from realkafka import cluster as rk
 

@@ -1,6 +1,6 @@
 """seed-from-mm1's plan, without Kafka: MirrorMaker 1's next-offset-to-read becomes MM2's last-copied offset,
 re-runs write nothing, positions MM2 already has are conflicts, and the counts it reports."""
-from mm2_ambari import mm1_offsets as mo
+from mm2_ambari.mm1 import offsets as mo
 from mm2_core.kafkatools import records as kr
 
 

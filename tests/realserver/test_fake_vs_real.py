@@ -16,7 +16,7 @@ if REST_DIR not in sys.path:
     sys.path.insert(0, REST_DIR)
 
 from rest_fake_ambari import FakeAmbari  # noqa: E402
-from mm2_ambari.configplan import StackDefaults  # noqa: E402
+from mm2_ambari.transport.ambari_state import StackDefaults  # noqa: E402
 
 try:
     from urllib.request import Request, urlopen

@@ -377,7 +377,7 @@ def test_the_fake_negotiates_content_types_as_the_server_does(upgrade_runs):
         sys.path.insert(0, rest_dir)
     from rest_fake_ambari import FakeAmbari
     from rest_helpers import ADMIN
-    from mm2_ambari.ambari_api import ACCEPT
+    from mm2_ambari.transport.ambari_api import ACCEPT
     fake = FakeAmbari(stack=STACK).start()
     try:
         for accept in ACCEPTS + [ACCEPT]:

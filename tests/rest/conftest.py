@@ -12,7 +12,7 @@ if HERE not in sys.path:
 from rest_fake_ambari import FakeAmbari  # noqa: E402
 from rest_helpers import ADMIN, FAST, Result, build_parser  # noqa: E402
 
-from mm2_ambari import ambari_state  # noqa: E402
+from mm2_ambari.transport import ambari_state  # noqa: E402
 
 
 @pytest.fixture

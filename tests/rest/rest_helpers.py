@@ -5,7 +5,10 @@ import re
 
 from rest_fake_ambari import C, S
 
-from mm2_ambari import rest_cmds, validate_cmd, dr_cmds
+from mm2_ambari.dr import commands as dr_cmds
+from mm2_ambari.offline import validate_cmd
+from mm2_ambari.rest import commands as rest_cmds
+from mm2_ambari.upgrade import commands as upgrade_cmds
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOPOLOGY = os.path.join(HERE, "files", "deploy-test.yaml")
@@ -28,6 +31,8 @@ def build_parser():
     parser = argparse.ArgumentParser(prog="mm2-ambari")
     sub = parser.add_subparsers(dest="command")
     rest_cmds.register(sub)
+    upgrade_cmds.register(sub)
+    rest_cmds.register_removal(sub)
     validate_cmd.register(sub)
     dr_cmds.register(sub)
     return parser

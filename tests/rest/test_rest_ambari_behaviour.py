@@ -374,7 +374,7 @@ def test_validate_needs_a_kafka_version(cli, tmp_path):
 def test_validate_checks_the_templates_the_stack_ships():
     """The offline validator starts from the stack defaults, content templates included (the env and
     log4j templates of package/templates), as the wizard would show them."""
-    from mm2_ambari import validate_cmd
+    from mm2_ambari.offline import validate_cmd
     defaults = validate_cmd.catalog_defaults().properties
     with open(os.path.join(REPO, "package", "templates", "mm2-env.sh.j2"), encoding="utf-8") as fh:
         assert defaults[names.ENV]["content"] == fh.read()
@@ -387,7 +387,7 @@ def test_validate_is_a_subcommand_of_the_real_cli(capsys):
 
 
 def test_kdc_credential_comes_from_environment_or_a_terminal_prompt_only():
-    from mm2_ambari import credentials
+    from mm2_ambari.transport import credentials
 
     class Tty(object):
         def isatty(self):

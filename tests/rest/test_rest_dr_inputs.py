@@ -6,7 +6,7 @@ import os
 from rest_helpers import HOSTS
 
 from mm2_core.config import names
-from mm2_ambari import dr
+from mm2_ambari.dr import plan as dr
 
 DC1_DC2 = {names.CLUSTERS: {"source.alias": "dc1", "target.alias": "dc2"}}
 FAILOVER = ("failover", "--flow", "dc1->dc2", "--groups", "orders", "--keep-flow")

@@ -10,7 +10,7 @@ from mm2_core.advisor import advice
 from mm2_core.config import local_kafka, names, schema
 from mm2_core.model import parse, placement
 from mm2_core.rendering import render
-from mm2_ambari import deployfile
+from mm2_ambari.rest import deployfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DR = os.path.join(REPO, "examples", "deploy-dr.yaml")

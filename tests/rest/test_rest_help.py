@@ -5,7 +5,8 @@ import shlex
 
 import pytest
 
-from mm2_ambari import cli, help_text
+from mm2_ambari import cli
+from mm2_ambari.common import help_text
 
 
 def _commands():

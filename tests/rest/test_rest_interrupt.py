@@ -1,7 +1,9 @@
 """Ctrl-C in mm2-ambari: one line naming the command and what it had already sent to Ambari, exit 130."""
 from rest_helpers import configure, deploy, edited
 
-from mm2_ambari import cli as cli_module, ops, render_cmd
+from mm2_ambari import cli as cli_module
+from mm2_ambari.rest import ops
+from mm2_ambari.offline import render_cmd
 
 
 def _interrupt(*args, **kwargs):

@@ -12,8 +12,8 @@ from rest_fake_ambari import CSRF_MESSAGE, S, FakeAmbari
 from rest_helpers import TOPOLOGY, deploy
 import testports
 
-from mm2_ambari import credentials
-from mm2_ambari.errors import BadInput
+from mm2_ambari.transport import credentials
+from mm2_ambari.common.errors import BadInput
 
 
 def status(cli, fake, *extra):
@@ -232,7 +232,7 @@ def test_connection_target_from_the_file_or_environment(cli, fake, monkeypatch):
 def test_the_fake_refuses_an_accept_without_text_plain_like_ambari(fake):
     """Ambari's REST services produce text/plain only: "Accept: application/json" gets 406 and no body
     (compared with the real server in tests/realserver/test_upgrade_cli.py); mm2-ambari's own Accept passes."""
-    from mm2_ambari.ambari_api import ACCEPT
+    from mm2_ambari.transport.ambari_api import ACCEPT
     auth = ("admin", "admin-secret")
     url = fake.url + "/api/v1/clusters/prod"
     json_only = requests.get(url, auth=auth, headers={"Accept": "application/json"})

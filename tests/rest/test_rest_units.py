@@ -7,12 +7,13 @@ import yaml
 from rest_fake_ambari import FakeAmbari
 
 from mm2_core.config import names
-from mm2_ambari import configplan, deployfile, masking
-from mm2_ambari.ambari_api import AmbariClient
-from mm2_ambari.configplan import ConfigState, StackDefaults
-from mm2_ambari.deployfile import RESET
-from mm2_ambari.errors import BadInput, RequestFailed
-from mm2_ambari.waiter import Waiter
+from mm2_ambari.rest import configplan, deployfile
+from mm2_ambari.common import masking
+from mm2_ambari.transport.ambari_api import AmbariClient
+from mm2_ambari.transport.ambari_state import ConfigState, StackDefaults
+from mm2_ambari.rest.deployfile import RESET
+from mm2_ambari.common.errors import BadInput, RequestFailed
+from mm2_ambari.transport.waiter import Waiter
 
 TOPO = "clusters:\n  a: {bootstrap.servers: 'a:9092'}\n  b: {bootstrap.servers: 'b:9092'}\nflows:\n  - {source: a, target: b}\n"
 

@@ -8,8 +8,9 @@ import json
 
 import pytest
 
-from mm2_ambari import cli, dr
-from mm2_ambari.errors import BadInput, OperationFailed
+from mm2_ambari import cli
+from mm2_ambari.dr import plan as dr
+from mm2_ambari.common.errors import BadInput, OperationFailed
 from mm2_core.config import names
 
 from test_failover_plan import ready_report

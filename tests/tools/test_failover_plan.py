@@ -9,8 +9,9 @@ import stat
 
 import pytest
 
-from mm2_ambari import cli, dr
-from mm2_ambari.errors import BadInput, OperationFailed
+from mm2_ambari import cli
+from mm2_ambari.dr import plan as dr
+from mm2_ambari.common.errors import BadInput, OperationFailed
 from mm2_core.config import names
 
 

@@ -6,9 +6,12 @@ import os
 
 import pytest
 
-from mm2_ambari import configplan, credentials, deployfile, masking, render_cmd
-from mm2_ambari.configplan import StackDefaults
-from mm2_ambari.errors import BadInput
+from mm2_ambari.rest import configplan, deployfile
+from mm2_ambari.transport import credentials
+from mm2_ambari.common import masking
+from mm2_ambari.offline import render_cmd
+from mm2_ambari.transport.ambari_state import StackDefaults
+from mm2_ambari.common.errors import BadInput
 from mm2_core.config import names
 
 PEM = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----"

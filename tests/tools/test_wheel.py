@@ -39,7 +39,7 @@ def test_render_from_the_wheel_writes_all_four_files(installed):
 def test_the_wheel_runs_its_own_code_not_the_checkout(installed):
     env_dir, work = installed
     where = subprocess.check_output([str(env_dir / "bin" / "python"), "-c",
-                                     "import mm2_core, mm2_ambari.render_cmd as r; print(mm2_core.__file__); "
+                                     "import mm2_core, mm2_ambari.offline.render_cmd as r; print(mm2_core.__file__); "
                                      "print(r.TEMPLATES_DIR)"], cwd=str(work), universal_newlines=True).split()
     assert all(path.startswith(str(env_dir)) for path in where), where
 

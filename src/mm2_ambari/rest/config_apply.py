@@ -4,13 +4,15 @@ from mm2_core.advisor import advice
 from mm2_core.config import names
 from mm2_core.kafka import versions
 from mm2_core.model import placement
-from mm2_ambari import ambari_state, configplan, inputs, masking
-from mm2_ambari.configplan import ConfigState
-from mm2_ambari.deployfile import RESET
-from mm2_ambari.errors import AmbariHttpError, BadInput, MaybeSent, OperationFailed
-from mm2_ambari.ambari_state import (allowed, read_cluster, read_config_groups, read_current_configs,
-                                     read_host_components, read_local_kafka, why_skipped)
-from mm2_ambari.ambari_requests import create, restart_hosts
+from mm2_ambari.common import inputs, masking
+from mm2_ambari.common.errors import AmbariHttpError, BadInput, MaybeSent, OperationFailed
+from mm2_ambari.rest import configplan
+from mm2_ambari.rest.deployfile import RESET
+from mm2_ambari.transport import ambari_state
+from mm2_ambari.transport.ambari_requests import create, restart_hosts
+from mm2_ambari.transport.ambari_state import (ConfigState, allowed, read_cluster, read_config_groups,
+                                               read_current_configs, read_host_components, read_local_kafka,
+                                               why_skipped)
 
 S, C = names.SERVICE, names.COMPONENT
 

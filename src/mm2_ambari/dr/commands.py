@@ -1,4 +1,4 @@
-"""`mm2-ambari cutover check`, `failover`, `failback` and `drill` (see mm2_ambari.dr).
+"""`mm2-ambari cutover check`, `failover`, `failback` and `drill` (see mm2_ambari.dr.plan).
 
 Exit codes: 0 ready / done, 1 not ready or a step failed (rerun resumes), 2 bad input.
 """
@@ -7,9 +7,11 @@ import json
 
 from mm2_core.host import cutover
 from mm2_core.model import groups as group_rules
-from mm2_ambari import dr, flows, inputs
-from mm2_ambari.errors import BadInput, OperationFailed
-from mm2_ambari import rest_cmds
+from mm2_ambari.common import cli_args, inputs
+from mm2_ambari.common.errors import BadInput, OperationFailed
+from mm2_ambari.dr import plan as dr
+from mm2_ambari.rest import flows
+from mm2_ambari.rest.session import command
 
 
 def _groups(text):
@@ -28,9 +30,9 @@ def _threshold_help():
 
 def _plan_arguments(p, kind):
     """The options failover and failback share: the gate's wait, the verify step, the state file."""
-    p.add_argument("--gate-timeout", type=rest_cmds._positive, default=600.0, metavar="S",
+    p.add_argument("--gate-timeout", type=cli_args.positive, default=600.0, metavar="S",
                    help="wait this long for READY (600)")
-    p.add_argument("--gate-interval", type=rest_cmds._positive, default=15.0, metavar="S",
+    p.add_argument("--gate-interval", type=cli_args.positive, default=15.0, metavar="S",
                    help="between two checks (15)")
     p.add_argument("--no-verify", action="store_true", help="skip the mm2-verify step (no Spark on the drivers)")
     p.add_argument("--state-file", help="progress file (default ~/.mm2-ambari/%s-<cluster>-<flow>.json, "
@@ -38,10 +40,8 @@ def _plan_arguments(p, kind):
 
 
 def register(subparsers):
-    common = rest_cmds._common_parser()
-    conn_file = argparse.ArgumentParser(add_help=False)
-    conn_file.add_argument("-f", "--file", dest="conn_file", metavar="TOPOLOGY.yaml",
-                           help="take --url/--cluster from this deployment file's deployment.ambari section")
+    common = cli_args.connection_parser()
+    conn_file = cli_args.conn_file_parser()
     gate = argparse.ArgumentParser(add_help=False)
     gate.add_argument("--flow", required=True, help="the flow, quoted: 'A->B'")
     gate.add_argument("--groups", type=_groups, default=[], help="consumer groups that must be translated (g1,g2)")
@@ -55,7 +55,7 @@ def register(subparsers):
                        description="Per partition: records not yet replicated, RPO, heartbeat and checkpoint age; "
                                    "per group: what a failover now would skip or re-read; topic drift; retention gap.")
     c.add_argument("--json", action="store_true", help="the reports as JSON")
-    c.set_defaults(func=rest_cmds._command(_check))
+    c.set_defaults(func=command(_check))
 
     p = subparsers.add_parser("failover", parents=[common, conn_file, gate],
                               help="fail consumer groups over to a flow's target, step by step (resumable)",
@@ -70,7 +70,7 @@ def register(subparsers):
                    help="the source cluster is gone: accept a gate that cannot read it (RPO from the last heartbeat); "
                         "verification waits until it is back")
     _plan_arguments(p, "failover")
-    p.set_defaults(func=rest_cmds._command(_failover))
+    p.set_defaults(func=command(_failover))
 
     p = subparsers.add_parser("failback", parents=[common, conn_file, gate],
                               help="after a failover of --flow 'A->B': reverse it, move the groups back to A, verify, "
@@ -95,7 +95,7 @@ def register(subparsers):
                    help="you failed over by hand, without `mm2-ambari failover`: fail back with no failover state "
                         "(prefixed policy only; recorded in the failback's state file)")
     _plan_arguments(p, "failback")
-    p.set_defaults(func=rest_cmds._command(_failback))
+    p.set_defaults(func=command(_failback))
 
     p = subparsers.add_parser("drill", parents=[common, conn_file],
                               help="rehearse a failover on shadow groups (production groups untouched)",
@@ -105,10 +105,10 @@ def register(subparsers):
                                           "appends the run to a history file (JSON lines).")
     p.add_argument("--flow", required=True, help="the flow, quoted: 'A->B'")
     p.add_argument("--groups", type=_groups, required=True, help="consumer groups to rehearse (g1,g2)")
-    p.add_argument("--records", type=rest_cmds._positive_int, default=100, metavar="N",
+    p.add_argument("--records", type=cli_args.positive_int, default=100, metavar="N",
                    help="records to read per group (100)")
     p.add_argument("--history", help="history file (default ~/.mm2-ambari/drills-<cluster>-<flow>.jsonl)")
-    p.set_defaults(func=rest_cmds._command(_drill))
+    p.set_defaults(func=command(_drill))
 
 
 def options(args):

@@ -16,7 +16,7 @@ import time
 
 from mm2_core.config import names
 from mm2_core.host import cutover
-from mm2_ambari.errors import BadInput, OperationFailed
+from mm2_ambari.common.errors import BadInput, OperationFailed
 
 STEPS = ("gate", "flow", "groups", "verify", "record")
 FAILBACK_STEPS = ("reverse", "gate", "groups", "verify", "restore", "record")
@@ -187,8 +187,8 @@ class AmbariBackend(object):
         self.ctx = ctx
 
     def run(self, command, parameters):
-        from mm2_ambari import ambari_requests, ambari_state
-        from mm2_ambari.errors import RequestFailed
+        from mm2_ambari.transport import ambari_requests, ambari_state
+        from mm2_ambari.common.errors import RequestFailed
         ctx = self.ctx
         hcs = [hc for hc in ambari_state.read_host_components(ctx) if hc.get("component_name") == names.COMPONENT]
         started = [hc["host_name"] for hc in hcs if hc.get("state") == "STARTED"] or [hc["host_name"] for hc in hcs]
@@ -215,13 +215,13 @@ class AmbariBackend(object):
         return CommandResult(ok, structured, output)
 
     def stop_mm2(self):
-        from mm2_ambari import ambari_requests
+        from mm2_ambari.transport import ambari_requests
         ambari_requests.run_async(self.ctx, "PUT", "%s/services/%s" % (self.ctx.c, names.SERVICE),
                       ambari_requests.service_state_body(self.ctx, "INSTALLED", "Stop %s for failover" % names.SERVICE_DISPLAY_NAME),
                       "stop " + names.SERVICE)
 
     def configurations(self):
-        from mm2_ambari import ambari_state
+        from mm2_ambari.transport import ambari_state
         desired = ambari_state.read_cluster(self.ctx)["desired"]
         current = ambari_state.read_current_configs(self.ctx, desired)
         return dict((t, c.properties) for t, c in current.items()), current
@@ -232,7 +232,8 @@ class AmbariBackend(object):
     def set_flows(self, flows, why):
         """Make `flows` the enabled flows (a new service config version when they are not) and restart the
         drivers (stop, start: also when nothing changed, so a rerun after a failed start finishes it)."""
-        from mm2_ambari import ambari_requests, config_apply, configplan
+        from mm2_ambari.transport import ambari_requests
+        from mm2_ambari.rest import config_apply, configplan
         plain, current = self.configurations()
         changes = [configplan.TypeChange(t, current.get(t), props, current[t].attributes if t in current else {},
                                          ()) for t, props in sorted(direction_changes(plain, flows).items())]

@@ -8,7 +8,7 @@ topology alike.
 """
 from mm2_core.config import names
 from mm2_core.kafka import versions
-from mm2_ambari.errors import BadInput
+from mm2_ambari.common.errors import BadInput
 
 
 class Service(object):
@@ -43,7 +43,7 @@ def configured_flows(configurations):
 
 def read_service(ctx):
     """The Service in Ambari, or None when the service is not installed."""
-    from mm2_ambari import ambari_state
+    from mm2_ambari.transport import ambari_state
     if ambari_state.read_service(ctx) is None:
         return None
     desired = ambari_state.read_cluster(ctx)["desired"]

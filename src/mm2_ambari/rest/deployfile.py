@@ -27,8 +27,8 @@ import yaml
 
 from mm2_core.config import names, schema
 from mm2_core.kafka import versions
-from mm2_ambari import inputs, masking
-from mm2_ambari.errors import BadInput
+from mm2_ambari.common import inputs, masking
+from mm2_ambari.common.errors import BadInput
 
 DEPLOYMENT = "deployment"
 # Types the file itself decides: the topology YAML and the switch to advanced mode.

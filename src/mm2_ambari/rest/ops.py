@@ -8,14 +8,15 @@ import json
 import re
 
 from mm2_core.config import names
-from mm2_ambari import credentials, masking
-from mm2_ambari.errors import AmbariHttpError, BadInput, MaybeSent, OperationFailed
-from mm2_ambari.ambari_state import (KDC_CREDENTIAL, NOT_INSTALLED, REMOVABLE, allowed, maintenance, read_cluster,
-                                     read_cluster_hosts, read_config_groups, read_host_components, read_service,
-                                     read_stack_defaults, why_skipped)
-from mm2_ambari.ambari_requests import (batch_settings, create, exists_at, host_component_state_body, restart_hosts,
-                                        run_async, service_state_body, submit)
-from mm2_ambari.config_apply import apply_configs, plan_configs, plan_group_hosts, restart_stale, sync_config_groups
+from mm2_ambari.common import masking
+from mm2_ambari.common.errors import AmbariHttpError, BadInput, MaybeSent, OperationFailed
+from mm2_ambari.rest.config_apply import apply_configs, plan_configs, plan_group_hosts, restart_stale, sync_config_groups
+from mm2_ambari.transport import credentials
+from mm2_ambari.transport.ambari_requests import (batch_settings, create, exists_at, host_component_state_body,
+                                                  restart_hosts, run_async, service_state_body, submit)
+from mm2_ambari.transport.ambari_state import (KDC_CREDENTIAL, NOT_INSTALLED, REMOVABLE, allowed, maintenance,
+                                               read_cluster, read_cluster_hosts, read_config_groups,
+                                               read_host_components, read_service, read_stack_defaults, why_skipped)
 
 S, C = names.SERVICE, names.COMPONENT
 
@@ -357,7 +358,7 @@ def _check_flow_parameters(ctx, command, parameters):
     """`run CUTOVER_CHECK|FAILOVER_GROUPS|DRILL --param flow=A->B [--param groups=g1,g2]`: the flow and the groups
     checked as `cutover check`, `failover` and `drill` check them, before anything is sent."""
     from mm2_core.model import groups as group_rules
-    from mm2_ambari import flows
+    from mm2_ambari.rest import flows
     action = group_rules.COMMAND_ACTIONS.get(command)
     flow = (parameters.get("flow") or "").replace(" ", "")
     if action is None:
@@ -394,7 +395,7 @@ def flow_command(ctx, opts):
         raise BadInput("--at and --offsets belong to flow seed, not flow %s" % opts.action)
     if read_service(ctx) is None:
         raise OperationFailed("%s is not installed in cluster %s" % (S, ctx.cluster))
-    from mm2_ambari import flows
+    from mm2_ambari.rest import flows
     flows.check(ctx, flow)
     hosts = [hc["host_name"] for hc in read_host_components(ctx) if hc.get("component_name") == C]
     if not hosts:
@@ -433,7 +434,7 @@ def remove(ctx, opts):
         ctx.say("%s is not installed in cluster %s: nothing to remove" % (S, ctx.cluster))
         return 0
     hcs = read_host_components(ctx)
-    from mm2_ambari import host_cmds  # a driver that cannot be stopped must not be deleted (UNKNOWN)
+    from mm2_ambari.rest import host_cmds  # a driver that cannot be stopped must not be deleted (UNKNOWN)
     stuck = host_cmds.refuse_unstoppable(hcs)
     if stuck is not None:
         raise stuck

@@ -18,8 +18,8 @@ import time
 import requests
 from requests import exceptions as rex
 
-from mm2_ambari import masking
-from mm2_ambari.errors import AmbariHttpError, ConnectionFailed, MaybeSent
+from mm2_ambari.common import masking
+from mm2_ambari.common.errors import AmbariHttpError, ConnectionFailed, MaybeSent
 
 API_ROOT = "/api/v1"
 ACCEPT = "application/json, text/plain, */*"  # what ambari-web (jQuery, dataType json) sends, in effect

@@ -3,7 +3,7 @@ sent again), created idempotently, and the bodies of state changes, commands and
 import math
 
 from mm2_core.config import names
-from mm2_ambari.errors import AmbariHttpError, MaybeSent, OperationFailed, RequestFailed
+from mm2_ambari.common.errors import AmbariHttpError, MaybeSent, OperationFailed, RequestFailed
 
 S, C = names.SERVICE, names.COMPONENT
 

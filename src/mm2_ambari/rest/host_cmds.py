@@ -8,8 +8,9 @@ can stop it any more. So here the driver is stopped first, and a driver that can
 agent does not answer, or it is in the middle of another command) is not deleted: the error names it.
 """
 from mm2_core.config import names
-from mm2_ambari import ambari_requests, ambari_state, masking
-from mm2_ambari.errors import BadInput, OperationFailed
+from mm2_ambari.transport import ambari_requests, ambari_state
+from mm2_ambari.common import masking
+from mm2_ambari.common.errors import BadInput, OperationFailed
 
 S, C = names.SERVICE, names.COMPONENT
 # States from which a stop brings the driver to INSTALLED (STARTED) or in which it already is stopped.

@@ -14,12 +14,12 @@ import os
 import sys
 from urllib.parse import urlsplit
 
-from mm2_ambari.errors import BadInput
+from mm2_ambari.common.errors import BadInput
 
 
 def resolve(url, user=None, environ=None, stdin=None, prompt=None, netrc_file=None):
     """Return (user, password) or raise BadInput saying how to provide them."""
-    from mm2_ambari.masking import url_password_problem
+    from mm2_ambari.common.masking import url_password_problem
     problem = url_password_problem(url)
     if problem:  # it would show in `ps`, shell history and every error that names the URL
         raise BadInput(problem)

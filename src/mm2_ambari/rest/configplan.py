@@ -9,17 +9,8 @@ file's value. A password property that is empty or missing in Ambari is set from
 import difflib
 
 from mm2_core.config import names
-from mm2_ambari import masking
-from mm2_ambari.deployfile import RESET
-
-
-class ConfigState(object):
-    """One config type as Ambari's desired config: tag, version, properties (with SECRET refs)."""
-
-    def __init__(self, config_type, tag, version, properties, attributes=None):
-        self.type, self.tag, self.version = config_type, tag, version
-        self.properties = dict(properties or {})
-        self.attributes = dict(attributes or {})
+from mm2_ambari.common import masking
+from mm2_ambari.rest.deployfile import RESET
 
 
 class TypeChange(object):
@@ -48,34 +39,6 @@ class TypeChange(object):
         if self.attributes:
             item["properties_attributes"] = self.attributes
         return item
-
-
-class StackDefaults(object):
-    """The stack's configuration defaults of the service (GET .../services/<S>/configurations)."""
-
-    def __init__(self, properties=None, password_names=None):
-        self.properties = properties or {}          # {type: {name: value}}
-        self.password_names = password_names or {}  # {type: set(name)} with property_type PASSWORD
-
-    @classmethod
-    def from_response(cls, body):
-        props, passwords = {}, {}
-        for item in (body or {}).get("items", []):
-            conf = item.get("StackConfigurations") or {}
-            config_type = conf.get("type", "")
-            if config_type.endswith(".xml"):
-                config_type = config_type[:-len(".xml")]
-            name = conf.get("property_name")
-            if not config_type or name is None:
-                continue
-            value = conf.get("property_value")
-            props.setdefault(config_type, {})[name] = "" if value is None else str(value)
-            if "PASSWORD" in (conf.get("property_type") or []):
-                passwords.setdefault(config_type, set()).add(name)
-        return cls(props, passwords)
-
-    def is_password(self, config_type, name):
-        return name in self.password_names.get(config_type, ())
 
 
 def plan(stack, current, overrides, rotate_secrets=False, types=None):

@@ -10,8 +10,8 @@ import time
 
 from tqdm import tqdm
 
-from mm2_ambari import masking
-from mm2_ambari.errors import ConnectionFailed, OperationFailed, RequestFailed
+from mm2_ambari.common import masking
+from mm2_ambari.common.errors import ConnectionFailed, OperationFailed, RequestFailed
 
 SUCCESS = frozenset(["COMPLETED"])
 FAILURE = frozenset(["FAILED", "TIMEDOUT", "ABORTED", "SKIPPED_FAILED", "HOLDING_FAILED",

@@ -16,8 +16,8 @@ from mm2_core.config import config_values, local_kafka, names, problems, schema
 from mm2_core.connect import connect_mode, live
 from mm2_core.kafka import versions
 from mm2_core.rendering import render, templates
-from mm2_ambari import inputs, masking
-from mm2_ambari.errors import BadInput
+from mm2_ambari.common import inputs, masking
+from mm2_ambari.common.errors import BadInput
 
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
 
@@ -25,7 +25,8 @@ EXIT_OK, EXIT_BAD_INPUT = 0, 2
 def _templates_dir():
     """The mpack's default templates: shipped in the wheel as mm2_ambari/templates, else the checkout's
     package/templates (editable installs and running from the source tree)."""
-    shipped = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
+    package_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # mm2_ambari/, above offline/
+    shipped = os.path.join(package_dir, "templates")
     if os.path.isfile(os.path.join(shipped, "mm2-env.sh.j2")):
         return shipped
     import mm2_core  # package/scripts/mm2_core in a checkout: the templates are in package/templates

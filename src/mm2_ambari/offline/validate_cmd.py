@@ -12,9 +12,11 @@ import os
 import sys
 
 from mm2_core.config import names, schema
-from mm2_ambari import config_apply, configplan, deployfile, inputs, render_cmd, rest_cmds
-from mm2_ambari.configplan import StackDefaults
-from mm2_ambari.errors import EXIT_BAD_INPUT, EXIT_OK, BadInput
+from mm2_ambari.common import inputs
+from mm2_ambari.common.errors import EXIT_BAD_INPUT, EXIT_OK, BadInput, report
+from mm2_ambari.offline import render_cmd
+from mm2_ambari.rest import config_apply, configplan, deployfile
+from mm2_ambari.transport.ambari_state import StackDefaults
 
 
 def register(subparsers):
@@ -88,7 +90,7 @@ def run(args):
     try:
         df, version = validate_file(args.topology, args.kafka_version)
     except BadInput as exc:
-        rest_cmds.report(sys.stderr, exc)
+        report(sys.stderr, exc)
         return EXIT_BAD_INPUT
     print("%s: valid for Kafka %s (%d driver host(s), %d config group(s))" % (
         df.path, version, len(df.hosts), len(df.config_groups)))

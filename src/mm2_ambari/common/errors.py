@@ -1,4 +1,5 @@
-"""Errors of the REST subcommands, each mapped to one exit code (see cli.py: 0 ok, 1 failed, 2 bad input)."""
+"""Errors of the mm2-ambari commands, each mapped to one exit code (see cli.py: 0 ok, 1 failed, 2 bad input), and
+how one is told (`report`)."""
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_INTERRUPTED = 130   # Ctrl-C, as a shell reports a SIGINT
 
@@ -53,3 +54,10 @@ class RequestFailed(OperationFailed):
 _REASONS = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
             409: "Conflict", 500: "Internal Server Error", 502: "Bad Gateway",
             503: "Service Unavailable", 504: "Gateway Timeout"}
+
+
+def report(err, exc):
+    """The error on one line (`error: ...`), then each of its problems."""
+    print("error: %s" % exc, file=err)
+    for problem in getattr(exc, "problems", []) or []:
+        print("  - %s" % problem, file=err)

@@ -10,7 +10,7 @@ import os
 
 from mm2_core.config import names
 from mm2_core.kafka import versions
-from mm2_ambari.errors import BadInput
+from mm2_ambari.common.errors import BadInput
 
 # Config types `render --configs` reads: the service's own and the foreign ones the core reads.
 KNOWN_CONFIG_TYPES = tuple(names.OWN_CONFIG_TYPES) + tuple(names.FOREIGN_CONFIG_TYPES)

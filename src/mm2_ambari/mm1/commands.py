@@ -26,8 +26,9 @@ import yaml
 from mm2_core.config import names
 from mm2_core.formats import javaprops
 from mm2_core.kafkatools import commands as kafka_commands, output as kafka_output, records as kafka_records
-from mm2_ambari import mm1_mapping, mm1_offsets
-from mm2_ambari.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, BadInput, OperationFailed
+from mm2_ambari.common import cli_args, errors as cli_errors
+from mm2_ambari.common.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, BadInput, OperationFailed
+from mm2_ambari.mm1 import mapping as mm1_mapping, offsets as mm1_offsets
 
 TOOL_TIMEOUT = 120
 
@@ -40,14 +41,6 @@ def _add_mm1_inputs(p):
     p.add_argument("mm1_command", nargs=argparse_remainder(), metavar="-- MM1 COMMAND LINE",
                    help="MirrorMaker 1's command line as it runs today, after `--` (kafka-mirror-maker.sh "
                         "--consumer.config ... --producer.config ... --include ... --num.streams N ...)")
-
-
-def _positive_int(text):
-    from mm2_ambari import rest_cmds   # the same argparse type as the other commands' numbers
-    return rest_cmds._positive_int(text)
-
-
-_positive_int.__name__ = "int"
 
 
 def argparse_remainder():
@@ -71,10 +64,10 @@ def register(subparsers):
                    help="where the secrets file will be on every MM2 host (default %(default)s)")
     p.add_argument("--secrets-out", help="local file the secrets are written to, mode 0600 (default: "
                                          "<out>.secrets.properties)")
-    p.add_argument("--instances", type=_positive_int, default=1, help="number of MirrorMaker 1 processes that shared the "
-                                                            "group (tasks.max = num.streams x instances)")
-    p.add_argument("--replication-factor", type=_positive_int, help="replication factor of mirrored and internal topics "
-                                                           "(default: the service's, 3)")
+    p.add_argument("--instances", type=cli_args.positive_int, default=1,
+                   help="number of MirrorMaker 1 processes that shared the group (tasks.max = num.streams x instances)")
+    p.add_argument("--replication-factor", type=cli_args.positive_int,
+                   help="replication factor of mirrored and internal topics (default: the service's, 3)")
     p.add_argument("--drop-message-handler", action="store_true",
                    help="import although --message.handler cannot carry over (MM2 copies records unchanged)")
     p.add_argument("--jaas-file", help="the JAAS file MirrorMaker 1 ran with (KAFKA_OPTS "
@@ -91,7 +84,7 @@ def register(subparsers):
                               description=doc)
     s.add_argument("--kafka-home", default=os.environ.get("KAFKA_HOME"),
                    help="a Kafka 3.0+ installation whose bin/ tools to run (default $KAFKA_HOME)")
-    s.add_argument("--replication-factor", type=_positive_int, default=3,
+    s.add_argument("--replication-factor", type=cli_args.positive_int, default=3,
                    help="replication factor of the offsets topic if it must be created (MM2's "
                         "internal.topics.replication.factor; default %(default)s)")
     s.add_argument("--offsets-topic", help="MM2's offsets topic on the target (default mm2-offsets.<source "
@@ -150,7 +143,7 @@ def plan(args, kafka_version, options, consumer, producer, **extra):
 
 # --- import-mm1 -------------------------------------------------------------------------------------
 def run_import(args):
-    from mm2_ambari import inputs, rest_cmds
+    from mm2_ambari.common import inputs
     try:
         # the files it will write, checked before anything is read
         inputs.check_file_to_write(args.out, "--out")
@@ -178,7 +171,7 @@ def run_import(args):
             raise BadInput("--out %s: cannot write it (%s); give a path you can write"
                            % (args.out, exc.strerror or exc))
     except BadInput as exc:
-        rest_cmds.report(sys.stderr, exc)
+        cli_errors.report(sys.stderr, exc)
         return EXIT_BAD_INPUT
     print_table(imp.rows, sys.stdout)
     for warning in imp.warnings:
@@ -216,7 +209,7 @@ def configurations_json(imp):
 
 def write_import(imp, out, fmt, secrets_out, secrets_path):
     """Write the file (and the secrets file) only once the result validates; nothing half-written."""
-    from mm2_ambari import validate_cmd
+    from mm2_ambari.offline import validate_cmd
     directory = os.path.dirname(os.path.abspath(out))
     text = deployment_yaml(imp) if fmt == "deployment" else configurations_json(imp)
     fd, tmp = tempfile.mkstemp(prefix=".import-mm1-", suffix=".yaml", dir=directory)
@@ -374,17 +367,16 @@ def _tail(text, chars=600):
 
 
 def run_seed(args):
-    from mm2_ambari import rest_cmds
     out = sys.stdout
     workdir = tempfile.mkdtemp(prefix="mm2-seed-")
     os.chmod(workdir, 0o700)
     try:
         report = seed(args, workdir, log=lambda m: print(m, file=sys.stderr))
     except BadInput as exc:
-        rest_cmds.report(sys.stderr, exc)
+        cli_errors.report(sys.stderr, exc)
         return EXIT_BAD_INPUT
     except OperationFailed as exc:
-        rest_cmds.report(sys.stderr, exc)
+        cli_errors.report(sys.stderr, exc)
         return EXIT_FAILED
     except KeyboardInterrupt:   # the tool it ran is stopped with it (subprocess.run kills it)
         sys.stderr.write("mm2-ambari seed-from-mm1: interrupted; positions already written to MM2's offsets topic "

@@ -1,11 +1,11 @@
-"""What the REST operations read from Ambari: the operation Context, maintenance rules of host
-components, and the reads (cluster, service, host components, configurations, config groups)."""
+"""What the commands read from Ambari: the operation Context, maintenance rules of host components, and the
+reads (cluster, service, host components, configurations as ConfigState, the stack's defaults as StackDefaults,
+config groups)."""
 import time
 
 from mm2_core.config import names
 from mm2_core.config.local_kafka import describe_local_kafka
-from mm2_ambari.configplan import ConfigState, StackDefaults
-from mm2_ambari.errors import AmbariHttpError, BadInput, OperationFailed
+from mm2_ambari.common.errors import AmbariHttpError, BadInput, OperationFailed
 
 S, C = names.SERVICE, names.COMPONENT
 
@@ -24,6 +24,43 @@ MAINTENANCE_WHY = {"ON": "the component is in maintenance mode",
                    "IMPLIED_FROM_HOST": "its host is in maintenance mode",
                    "IMPLIED_FROM_SERVICE": "the service is in maintenance mode",
                    "IMPLIED_FROM_SERVICE_AND_HOST": "the service and its host are in maintenance mode"}
+
+
+class ConfigState(object):
+    """One config type as Ambari's desired config: tag, version, properties (with SECRET refs)."""
+
+    def __init__(self, config_type, tag, version, properties, attributes=None):
+        self.type, self.tag, self.version = config_type, tag, version
+        self.properties = dict(properties or {})
+        self.attributes = dict(attributes or {})
+
+
+class StackDefaults(object):
+    """The stack's configuration defaults of the service (GET .../services/<S>/configurations)."""
+
+    def __init__(self, properties=None, password_names=None):
+        self.properties = properties or {}          # {type: {name: value}}
+        self.password_names = password_names or {}  # {type: set(name)} with property_type PASSWORD
+
+    @classmethod
+    def from_response(cls, body):
+        props, passwords = {}, {}
+        for item in (body or {}).get("items", []):
+            conf = item.get("StackConfigurations") or {}
+            config_type = conf.get("type", "")
+            if config_type.endswith(".xml"):
+                config_type = config_type[:-len(".xml")]
+            name = conf.get("property_name")
+            if not config_type or name is None:
+                continue
+            value = conf.get("property_value")
+            props.setdefault(config_type, {})[name] = "" if value is None else str(value)
+            if "PASSWORD" in (conf.get("property_type") or []):
+                passwords.setdefault(config_type, set()).add(name)
+        return cls(props, passwords)
+
+    def is_password(self, config_type, name):
+        return name in self.password_names.get(config_type, ())
 
 
 def maintenance(hc):

@@ -3,7 +3,7 @@
 The rules of the offsets topic (key bytes, partition, value) are mm2_core.kafka.connect_offsets'; what Kafka's
 tools print and the offsets topic's records are read by the Kafka boundary, mm2_core.kafkatools.
 """
-from mm2_core.kafka.connect_offsets import (  # noqa: F401 (this module's API, used by mm1_cmds and the tests)
+from mm2_core.kafka.connect_offsets import (  # noqa: F401 (this module's API, used by mm1.commands and the tests)
     CONNECTOR, OFFSETS_TOPIC, OFFSETS_TOPIC_CONFIGS, OFFSETS_TOPIC_PARTITIONS, hashmap_order, murmur2, offset_value,
     offsets_topic, partition_for, source_partition_key)
 
