@@ -1,11 +1,11 @@
-"""Where a failed-over group starts on the target (mm2_core.host.translation): MM2's checkpoint, else the offset syncs
+"""Where a failed-over group starts on the target (mm2_core.dr.translation): MM2's checkpoint, else the offset syncs
 still in the offset-syncs topic (Kafka's own OffsetSyncStore.translateDownstream rule), else none; never past a
 record that was not copied. The parser of the records is the Kafka boundary's (tests/core/test_kafkatools.py)."""
 import random
 
 import pytest
 
-from mm2_core.host import cutover, translation as tr
+from mm2_core.dr import cutover, failover, translation as tr
 from mm2_core.kafkatools import records as kr
 from mm2_core.kafkatools.records import Checkpoint
 
@@ -106,7 +106,7 @@ def test_the_issue_case_every_committed_partition_gets_an_answer_and_its_source(
     applied = tr.applicable("g", rows, cps)
     assert [(c.topic, c.partition, c.downstream, c.metadata) for c in applied] == [
         ("A.t", 0, 1600, "checkpoint"), ("A.t", 1, 601, "offset-sync"), ("A.t", 2, 590, "offset-sync")]
-    assert cutover.offsets_csv_rows(applied, "g") == "A.t,0,1600\nA.t,1,601\nA.t,2,590\n"
+    assert failover.offsets_csv_rows(applied, "g") == "A.t,0,1600\nA.t,1,601\nA.t,2,590\n"
 
 
 def test_a_partition_without_checkpoint_or_usable_sync_cannot_be_translated():
@@ -224,13 +224,13 @@ def test_a_skip_is_named_by_partition():
 def test_failover_refuses_a_group_that_would_skip_or_cannot_be_translated_naming_the_partitions():
     rows = tr.group_rows({("t", 0): 80, ("t", 1): 5, ("t", 2): 7}, [Checkpoint("g", "A.t", 0, 110, 110)], mirrored,
                          {("t", 0): [(110, 110)], ("t", 2): [(7, 3)]})
-    why = cutover.failover_refusal("A->B", "B", cutover.group_entry("g", rows))
+    why = failover.failover_refusal("A->B", "B", cutover.group_entry("g", rows))
     assert why == ("group g of A->B is not moved to B: it would skip 30 record(s) on t-0 and cannot translate t-1 "
                    "(no checkpoint of MM2 and no offset sync at or before the group's offset); nothing was changed "
                    "for it (wait for MM2 to checkpoint it, or move it by hand with kafka-consumer-groups "
                    "--reset-offsets)")
     fine = tr.group_rows({("t", 2): 7}, [], mirrored, {("t", 2): [(7, 3)]})
-    assert cutover.failover_refusal("A->B", "B", cutover.group_entry("g", fine)) is None
+    assert failover.failover_refusal("A->B", "B", cutover.group_entry("g", fine)) is None
 
 
 def test_the_offset_syncs_are_read_through_mm2s_formatter_and_parsed_by_the_boundary():
