@@ -55,8 +55,8 @@ def translation_inputs(cli, rendering, flow, wanted):
     """(committed offsets {group: {(t, p): C}} or None, offset syncs, notes) for the partitions MM2's checkpoints
     lack (mm2_core.dr.translation); None when the source's groups cannot be read (checkpoints alone)."""
     import mm2_cutover
-    committed, problem = mm2_cutover.committed_offsets(cli, rendering, flow, wanted,
-                                                       lambda tp: resolved.replicated_topic(rendering.topology, flow, tp[0]))
+    committed, problem = mm2_cutover.committed_offsets(
+        cli, rendering, flow, wanted, lambda tp: resolved.replicated_topic(rendering.topology, flow, tp[0]))
     if problem:
         return None, {}, ["only MM2's checkpoints are exported, unchecked: the committed offsets on %s could not be "
                           "read, so partitions the checkpoints lack cannot be found or translated (%s)"

@@ -211,7 +211,8 @@ def undo_start(params):
     try:
         pids, _ = process.pids_to_stop(params.mm2_pid_file, params.mm2_properties_file)
         for pid in pids:
-            outcome = process.stop_process(pid, params.mm2_properties_file, params.mm2_stop_timeout, kill=mm2_agent.kill)
+            outcome = process.stop_process(pid, params.mm2_properties_file, params.mm2_stop_timeout,
+                                           kill=mm2_agent.kill)
             Logger.info(u"Stopped what this START launched: %s" % text(outcome.detail))
     except Exception as e:
         Logger.error(u"Could not stop the MirrorMaker 2 this START launched: %s" % text(e))
@@ -224,7 +225,8 @@ def undo_start(params):
 def stop(params):
     mm2_agent.check_names_for_this_agent(params)
     import mm2_connect
-    mm2_connect.stop_healer(params, mm2_agent.kill)   # in either mode: a healer left from connect mode never outlives STOP
+    # in either mode: a healer left from connect mode never outlives STOP
+    mm2_connect.stop_healer(params, mm2_agent.kill)
     import mm2_ams
     mm2_ams.stop_sender(params, mm2_agent.kill)
     pids, current = process.pids_to_stop(params.mm2_pid_file, params.mm2_properties_file)

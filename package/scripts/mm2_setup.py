@@ -196,7 +196,8 @@ def reload_configs(params, basedir, restart):
         return restart()
     after = _read(mm2_connect.worker_file(params))
     if before != after:
-        Logger.info("The Connect worker's own settings changed (%s): restarting the worker" % mm2_connect.worker_file(params))
+        Logger.info("The Connect worker's own settings changed (%s): restarting the worker"
+                    % mm2_connect.worker_file(params))
         return restart()
     try:
         result = mm2_connect.apply_connectors(params, rendering.connect_plan)
