@@ -31,9 +31,10 @@ from mpack_build.checker import Checker  # noqa: E402
 from mpack_build.compile_check import compile_problems, find_python27, find_python3  # noqa: E402,F401
 from mpack_build.configuration_xml import generate_configuration_xml  # noqa: E402,F401
 from mpack_build.core import Core  # noqa: E402
-from mpack_build.layout import Layout, _assemble, _makedirs, assemble, read_mpack_identity  # noqa: E402,F401
+from mpack_build.layout import Layout, assemble_layout, makedirs, assemble  # noqa: E402,F401
+from mpack_build.sources import read_mpack_identity  # noqa: E402
 from mpack_build.paths import RELEASED_NAMES_REL, REPO  # noqa: E402
-from mpack_build.problems import BuildError, Problem, _Invalid, _u  # noqa: E402,F401
+from mpack_build.problems import BuildError, Problem, Invalid, unicode_text  # noqa: E402,F401
 from mpack_build.released_names import current_names, release_problem  # noqa: E402
 from mpack_build.sources import load_json  # noqa: E402
 from mpack_build.tarball import sha256_of, write_tarball  # noqa: E402
@@ -55,10 +56,10 @@ def validate(repo=REPO):
     staging = tempfile.mkdtemp(prefix="mm2-mpack-validate-")
     try:
         try:
-            layout = _assemble(staging, repo)
+            layout = assemble_layout(staging, repo)
         except BuildError as e:
             return e.problems
-        except _Invalid as e:
+        except Invalid as e:
             return [e.problem]
         return _validate_layout(layout)
     finally:
@@ -71,13 +72,13 @@ def build(out_dir=None, repo=REPO):
     staging = tempfile.mkdtemp(prefix="mm2-mpack-build-")
     try:
         try:
-            layout = _assemble(staging, repo)
-        except _Invalid as e:
+            layout = assemble_layout(staging, repo)
+        except Invalid as e:
             raise BuildError([e.problem])
         problems = _validate_layout(layout)
         if problems:
             raise BuildError(problems)
-        _makedirs(out_dir)
+        makedirs(out_dir)
         out_path = os.path.join(out_dir, os.path.basename(layout.root) + ".tar.gz")
         write_tarball(layout.root, out_path)
         with io.open(out_path + ".sha256", "w", encoding="utf-8") as fh:
@@ -94,7 +95,7 @@ def record_release(repo=REPO):
     one: upgrade-mpack only upgrades to a strictly higher version, so each release needs a new one."""
     staging = tempfile.mkdtemp(prefix="mm2-mpack-names-")
     try:
-        layout = _assemble(staging, repo)
+        layout = assemble_layout(staging, repo)
         _, version = read_mpack_identity(repo)
         path = os.path.join(repo, RELEASED_NAMES_REL)
         data = {"releases": {}}
@@ -111,7 +112,7 @@ def record_release(repo=REPO):
         if commit:
             data["releases"][version]["commit"] = commit
         with io.open(path, "w", encoding="utf-8") as fh:
-            fh.write(_u(json.dumps(data, indent=2, sort_keys=True)) + u"\n")
+            fh.write(unicode_text(json.dumps(data, indent=2, sort_keys=True)) + u"\n")
         return version
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -128,7 +129,7 @@ def generate_alerts(repo):
     files += [("package/alerts/" + kind.stub, registry.stub_text(kind.kind)) for kind in registry.KINDS]
     for rel, text in files:
         with io.open(os.path.join(repo, *rel.split("/")), "w", encoding="utf-8") as fh:
-            fh.write(_u(text))
+            fh.write(unicode_text(text))
     return [rel for rel, _ in files]
 
 

@@ -20,7 +20,7 @@ step) is flagged SUPERLINEAR. Operations (simulated where real brokers cannot ho
 - cutover: the agent side of one cut-over check of a flow carrying all the estate's partitions and groups:
   parsing the generated output of kafka-get-offsets (end and start offsets), kafka-consumer-groups --describe
   (every group's committed offsets), the checkpoints and offset syncs read by the console consumer
-  (mm2_core.kafkatools), then mm2_core.host.cutover.evaluate_flow (each group commits on one topic of 50
+  (mm2_core.kafkatools), then mm2_core.dr.cutover.evaluate_flow (each group commits on one topic of 50
   partitions; 4 checkpoints and 2 offset syncs per partition, as a compacted topic is read before compaction);
 - deploy, configure --dry-run, failover --dry-run, drill, upgrade --dry-run: mm2-ambari in this process against the
   fake Ambari of tests/rest (a real HTTP socket), the estate's hosts and topology (config groups placing each
@@ -51,7 +51,7 @@ for p in (os.path.join(REPO, "src"), os.path.join(REPO, "tests", "rest"), os.pat
         sys.path.insert(0, p)
 
 from mm2_core.config import names  # noqa: E402
-from mm2_core.host import cutover  # noqa: E402
+from mm2_core.dr import cutover  # noqa: E402
 from mm2_core.kafkatools import output as tool_output, records  # noqa: E402
 from mm2_core.rendering import render  # noqa: E402
 

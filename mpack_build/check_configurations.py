@@ -1,7 +1,7 @@
 """Checks of the generated configuration/*.xml."""
 
 from .ambari_rules import (CONFIGURATION_ATTRIBUTES, PROPERTY_ELEMENTS, PROPERTY_TYPES, VALUE_ATTRIBUTE_ELEMENTS, VALUE_TYPES)
-from .configuration_xml import _int_or_none
+from .configuration_xml import int_or_none
 from .paths import SCHEMA_REL
 
 
@@ -106,7 +106,7 @@ class ConfigurationChecks(object):
                 bad(name, attrs, "a value-list needs <entries>")
             elif text not in values and not empty_ok:
                 bad(name, value, "value %r is not one of the entries %s" % (text, values))
-        if value_type in ("int", "long") and not empty_ok and _int_or_none(text) is None:
+        if value_type in ("int", "long") and not empty_ok and int_or_none(text) is None:
             bad(name, value, "value %r is not an integer" % text)
         if value_type == "boolean" and text not in ("true", "false"):
             bad(name, value, "value %r is not true or false" % text)

@@ -4,7 +4,7 @@ import os
 import re
 
 from .ambari_rules import (COMMAND_SCRIPT_ELEMENTS, COMPONENT_ELEMENTS, CUSTOM_COMMAND_ELEMENTS, SERVICE_ELEMENTS)
-from .configuration_xml import _bool, _int_or_none
+from .configuration_xml import xml_bool, int_or_none
 
 
 class MetainfoChecks(object):
@@ -20,14 +20,14 @@ class MetainfoChecks(object):
         child = node.find(tag)
         if child is None:
             if expected is not None:
-                self.add(rel, node.line, "<%s>%s</%s> is required" % (tag, _bool(expected), tag))
+                self.add(rel, node.line, "<%s>%s</%s> is required" % (tag, xml_bool(expected), tag))
             return None
         value = child.text.strip()
         if value not in ("true", "false"):
             self.add(rel, child.line, "<%s> must be true or false, not %r" % (tag, value))
             return None
-        if expected is not None and value != _bool(expected):
-            self.add(rel, child.line, "<%s> must be %s" % (tag, _bool(expected)))
+        if expected is not None and value != xml_bool(expected):
+            self.add(rel, child.line, "<%s> must be %s" % (tag, xml_bool(expected)))
         return value == "true"
 
     def _command_script(self, rel, node, service_rel):
@@ -45,7 +45,7 @@ class MetainfoChecks(object):
         if script.text_of("scriptType", "PYTHON") != "PYTHON":
             self.add(rel, script.line, "<scriptType> must be PYTHON")
         timeout = script.text_of("timeout")
-        if timeout is not None and (_int_or_none(timeout) is None or int(timeout) <= 0):
+        if timeout is not None and (int_or_none(timeout) is None or int(timeout) <= 0):
             self.add(rel, script.find("timeout").line, "<timeout> must be a positive number of seconds")
 
     def _metainfo_service(self, rel):

@@ -5,7 +5,6 @@ import re
 
 from .ambari_rules import ARTIFACT_TYPES, HOOK_NAMES, MPACK_KEYS, PREREQUISITE_KEYS
 from .problems import text_type
-from .released_names import _stacks
 
 
 class MpackJsonChecks(object):
@@ -214,3 +213,7 @@ class MpackJsonChecks(object):
             elif not os.path.isfile(self.layout.path(hook["script"])):
                 self.add("mpack.json", src.line_of(hook["script"]), "hook script %s is not in the mpack"
                          % hook["script"])
+
+
+def _stacks(pairs):
+    return ", ".join("%s/%s" % p for p in pairs)

@@ -3,7 +3,7 @@
 import re
 
 from .ambari_rules import DEAD_WIDGETS, TIME_UNITS, WIDGET_VALUE_TYPES
-from .configuration_xml import _int_or_none
+from .configuration_xml import int_or_none
 from .problems import text_type
 
 
@@ -106,13 +106,13 @@ class ThemeChecker(object):
             # themes_mapper ids tabs <SERVICE>_<name>; <SERVICE>_advanced is the generated Advanced tab
             self.add(line, "a tab named 'advanced' collides with the Advanced tab ambari-web generates")
         layout = tab.get("layout") or {}
-        rows, cols = _int_or_none(layout.get("tab-rows")), _int_or_none(layout.get("tab-columns"))
+        rows, cols = int_or_none(layout.get("tab-rows")), int_or_none(layout.get("tab-columns"))
         if rows is None or cols is None:
             self.add(line, "tab %s: layout needs numeric tab-rows and tab-columns" % name)
             return
         for section in layout.get("sections") or []:
             self.grid_item(section, "section", rows, cols)
-            srows, scols = _int_or_none(section.get("section-rows")), _int_or_none(section.get("section-columns"))
+            srows, scols = int_or_none(section.get("section-rows")), int_or_none(section.get("section-columns"))
             if srows is None or scols is None:
                 self.add(self.src.line_of('"%s"' % section.get("name")), "section %s needs numeric section-rows and "
                          "section-columns" % section.get("name"))
@@ -134,7 +134,7 @@ class ThemeChecker(object):
             return
         numbers = {}
         for key in ("row-index", "column-index", "row-span", "column-span"):
-            numbers[key] = _int_or_none(item.get(key))
+            numbers[key] = int_or_none(item.get(key))
             if numbers[key] is None:
                 self.add(line, "%s %s needs a numeric %s" % (kind, name, key))
                 return

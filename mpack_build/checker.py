@@ -13,7 +13,7 @@ from .check_theme_coverage import ThemeCoverageChecks
 from .check_themes import ThemeChecks
 from .configuration_xml import schema_problems
 from .paths import SCHEMA_REL, TEMPLATES_REL
-from .problems import Problem, _Invalid, text_type
+from .problems import Problem, Invalid, text_type
 from .released_names import ReleasedNamesChecks
 from .sources import load_json, load_xml
 
@@ -45,7 +45,7 @@ class Checker(MpackJsonChecks, MetainfoChecks, ConfigurationChecks, ThemeChecks,
             return None
         try:
             return loader(path, self.layout.source_of(rel))
-        except _Invalid as e:
+        except Invalid as e:
             self.problems.append(e.problem)
             return None
 

@@ -4,7 +4,7 @@ import os
 import subprocess
 import sys
 
-from .configuration_xml import _int_or_none
+from .configuration_xml import int_or_none
 from .problems import Problem
 
 
@@ -134,6 +134,6 @@ def compile_problems(layout, python27, python3):
         for row in out.decode("utf-8", "replace").splitlines():
             path, line, message = row.split("\t", 2)
             rel = by_path.get(path, path)
-            problems.append(Problem(layout.source_of(rel), _int_or_none(line) or 1,
+            problems.append(Problem(layout.source_of(rel), int_or_none(line) or 1,
                                     "does not compile on %s (the agent runs it there): %s" % (label, message)))
     return problems

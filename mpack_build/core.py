@@ -5,7 +5,7 @@ import os
 import sys
 
 from .paths import SCHEMA_REL
-from .problems import Problem, _Invalid
+from .problems import Problem, Invalid
 from .sources import Source
 
 
@@ -17,7 +17,7 @@ class Core(object):
         try:
             self.names, self.schema, self.alerts = _import_core(repo)
         except Exception as e:  # a broken schema must read as a problem, not a traceback
-            raise _Invalid(_import_problem(repo, e))
+            raise Invalid(_import_problem(repo, e))
         with io.open(os.path.join(repo, SCHEMA_REL), encoding="utf-8") as fh:
             self.schema_source = Source(SCHEMA_REL, fh.read())
         self.own_types = dict((t.name, t) for t in self.schema.CONFIG_TYPES)

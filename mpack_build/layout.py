@@ -8,8 +8,9 @@ import shutil
 from .configuration_xml import generate_configuration_xml, template_problems
 from .core import Core
 from .paths import REPO, SCHEMA_REL
-from .problems import BuildError, Problem, _Invalid, text_type
-from .sources import load_json
+from .problems import BuildError, Problem, Invalid
+from .released_names import write_release_history
+from .sources import read_mpack_identity
 
 EXCLUDED_DIRS = frozenset(["__pycache__", ".git", ".pytest_cache", ".hypothesis", "tests", "test"])
 _EXCLUDED_FILE = re.compile(r"^[.#]|(\.py[co]|~|\.sw[a-p]|\.orig|\.rej|\.bak|\.tmp)$")
@@ -21,7 +22,7 @@ def _excluded(name, is_dir):
     return bool(_EXCLUDED_FILE.search(name))
 
 
-def _makedirs(path):
+def makedirs(path):
     if not os.path.isdir(path):
         os.makedirs(path)
 
@@ -33,7 +34,7 @@ def _copy_tree(src, dst, dst_rel, origin, src_rel):
         rel_dir = os.path.relpath(dirpath, src)
         rel_dir = "" if rel_dir == "." else rel_dir.replace(os.sep, "/")
         target_dir = os.path.join(dst, rel_dir) if rel_dir else dst
-        _makedirs(target_dir)
+        makedirs(target_dir)
         for name in sorted(filenames):
             if _excluded(name, False):
                 continue
@@ -46,16 +47,6 @@ def _copy_tree(src, dst, dst_rel, origin, src_rel):
             os.chmod(target, 0o755 if executable else 0o644)
             sub = (rel_dir + "/" + name) if rel_dir else name
             origin[dst_rel + "/" + sub] = src_rel + "/" + sub
-
-
-def read_mpack_identity(repo):
-    """(name, version) from mpack.json, the one place the version is written."""
-    src = load_json(os.path.join(repo, "mpack.json"), "mpack.json")
-    meta = src.obj if isinstance(src.obj, dict) else {}
-    name, version = meta.get("name"), meta.get("version")
-    if not isinstance(name, (str, text_type)) or not isinstance(version, (str, text_type)):
-        raise _Invalid(Problem("mpack.json", 1, "mpack.json needs string 'name' and 'version'"))
-    return str(name), str(version)
 
 
 class Layout(object):
@@ -79,35 +70,14 @@ def assemble(staging_dir, repo=REPO, core=None):
     mpack.json, common-services/ (+ package/ copied in, + configuration/ generated from the
     schema) and stacks/. Raises BuildError when the tree cannot be assembled.
     """
-    return _assemble(staging_dir, repo, core).root
+    return assemble_layout(staging_dir, repo, core).root
 
 
-HISTORY = "release-history.json"
-
-
-def _write_release_history(repo, root, version, origin):
-    """release-history.json: the earlier releases' defaults, for `mm2-ambari upgrade` (released_names.py)."""
-    import json
-    from .paths import RELEASED_NAMES_REL
-    from .released_names import release_history
-    path = os.path.join(repo, *RELEASED_NAMES_REL.split("/"))
-    releases = {}
-    if os.path.isfile(path):
-        try:
-            releases = load_json(path, RELEASED_NAMES_REL).obj.get("releases") or {}
-        except (_Invalid, AttributeError):
-            releases = {}  # check_released_names reports it
-    with io.open(os.path.join(root, HISTORY), "w", encoding="utf-8") as fh:
-        fh.write(text_type(json.dumps(release_history(releases, version), indent=1, sort_keys=True)) + u"\n")
-    os.chmod(os.path.join(root, HISTORY), 0o644)
-    origin[HISTORY] = "generated:" + RELEASED_NAMES_REL
-
-
-def _assemble(staging_dir, repo, core=None):
+def assemble_layout(staging_dir, repo, core=None):
     try:
         name, version = read_mpack_identity(repo)
         core = core or Core(repo)
-    except _Invalid as e:
+    except Invalid as e:
         raise BuildError([e.problem])
     # only what makes assembly impossible blocks it here; validate() reports every other problem
     problems = template_problems(core)
@@ -124,7 +94,7 @@ def _assemble(staging_dir, repo, core=None):
     root = os.path.join(staging_dir, "%s-%s" % (name, version))
     if os.path.exists(root):
         shutil.rmtree(root)
-    _makedirs(root)
+    makedirs(root)
     origin = {}
     shutil.copyfile(os.path.join(repo, "mpack.json"), os.path.join(root, "mpack.json"))
     os.chmod(os.path.join(root, "mpack.json"), 0o644)
@@ -137,12 +107,12 @@ def _assemble(staging_dir, repo, core=None):
     for top in ("common-services", "stacks"):
         if os.path.isdir(os.path.join(repo, top)):
             _copy_tree(os.path.join(repo, top), os.path.join(root, top), top, origin, top)
-    _write_release_history(repo, root, version, origin)
+    write_release_history(repo, root, version, origin)
     service_abs = os.path.join(root, *service_dir.split("/"))
     _copy_tree(os.path.join(repo, "package"), os.path.join(service_abs, "package"),
                service_dir + "/package", origin, "package")
     config_dir = os.path.join(service_abs, "configuration")
-    _makedirs(config_dir)
+    makedirs(config_dir)
     for ctype in core.schema.CONFIG_TYPES:
         rel = "%s/configuration/%s.xml" % (service_dir, ctype.name)
         with io.open(os.path.join(config_dir, ctype.name + ".xml"), "w", encoding="utf-8") as fh:

@@ -29,7 +29,7 @@ class BuildError(Exception):
         Exception.__init__(self, "\n".join(str(p) for p in self.problems))
 
 
-class _Invalid(Exception):
+class Invalid(Exception):
     """A file could not be read or parsed; carries the Problem."""
 
     def __init__(self, problem):
@@ -37,20 +37,20 @@ class _Invalid(Exception):
         self.problem = problem
 
 
-def _native(value):
+def native(value):
     """Python 2: unicode from json/sax as native str, so messages read 'x' and not u'x'."""
     if not PY2:
         return value
     if isinstance(value, text_type):  # pragma: no cover - Python 2.7 line
         return value.encode("utf-8")
     if isinstance(value, dict):  # pragma: no cover
-        return dict((_native(k), _native(v)) for k, v in value.items())
+        return dict((native(k), native(v)) for k, v in value.items())
     if isinstance(value, list):  # pragma: no cover
-        return [_native(v) for v in value]
+        return [native(v) for v in value]
     return value
 
 
-def _u(text):
+def unicode_text(text):
     if PY2 and isinstance(text, bytes):  # pragma: no cover
         return text.decode("utf-8")
     return text

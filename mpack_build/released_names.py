@@ -11,10 +11,9 @@ import json
 import os
 import xml.etree.ElementTree as ET
 
-from .layout import read_mpack_identity
 from .paths import RELEASED_NAMES_REL
-from .problems import Problem, _Invalid, text_type
-from .sources import load_json, load_xml
+from .problems import Problem, Invalid, text_type
+from .sources import load_json, load_xml, read_mpack_identity
 
 
 class ReleasedNamesChecks(object):
@@ -27,7 +26,7 @@ class ReleasedNamesChecks(object):
             return
         try:
             src = load_json(path, RELEASED_NAMES_REL)
-        except _Invalid as e:
+        except Invalid as e:
             self.problems.append(e.problem)
             return
         releases = src.obj.get("releases") if isinstance(src.obj, dict) else None
@@ -100,10 +99,6 @@ def release_problem(version, releases):
     return None
 
 
-def _stacks(pairs):
-    return ", ".join("%s/%s" % p for p in pairs)
-
-
 def current_names(layout):
     """The names upgrade-mpack must keep stable, as this checkout defines them."""
     core = layout.core
@@ -113,7 +108,7 @@ def current_names(layout):
         try:
             root = load_xml(meta_path, "metainfo.xml")
             commands = sorted(n.text_of("name") for n in root.iter() if n.tag == "customCommand")
-        except _Invalid:
+        except Invalid:
             pass
     return {
         "service": core.names.SERVICE,
@@ -125,7 +120,7 @@ def current_names(layout):
     }
 
 
-# How release-history.json fingerprints a default (mm2_ambari.upgrade_cmd applies the same rule).
+# How release-history.json fingerprints a default (mm2_ambari.upgrade.release applies the same rule).
 DIGEST_RULE = "sha256 of the UTF-8 value with surrounding whitespace removed"
 
 
@@ -199,3 +194,21 @@ def _names_gone(old, current):
             if prop not in current["config_types"][config_type]:
                 gone.append("property %s/%s" % (config_type, prop))
     return gone
+
+
+HISTORY = "release-history.json"
+
+
+def write_release_history(repo, root, version, origin):
+    """release-history.json: the earlier releases' defaults, for `mm2-ambari upgrade` (release_history below)."""
+    path = os.path.join(repo, *RELEASED_NAMES_REL.split("/"))
+    releases = {}
+    if os.path.isfile(path):
+        try:
+            releases = load_json(path, RELEASED_NAMES_REL).obj.get("releases") or {}
+        except (Invalid, AttributeError):
+            releases = {}  # check_released_names reports it
+    with io.open(os.path.join(root, HISTORY), "w", encoding="utf-8") as fh:
+        fh.write(text_type(json.dumps(release_history(releases, version), indent=1, sort_keys=True)) + u"\n")
+    os.chmod(os.path.join(root, HISTORY), 0o644)
+    origin[HISTORY] = "generated:" + RELEASED_NAMES_REL

@@ -2,11 +2,12 @@
 
 import io
 import json
+import os
 import re
 import xml.sax
 import xml.sax.handler
 
-from .problems import Problem, _Invalid, _native
+from .problems import Problem, Invalid, native, text_type
 
 
 class Source(object):
@@ -60,25 +61,25 @@ def _read_text(path, rel):
         with io.open(path, encoding="utf-8") as fh:
             return fh.read()
     except UnicodeDecodeError as e:
-        raise _Invalid(Problem(rel, 1, "not UTF-8 text: %s" % e))
+        raise Invalid(Problem(rel, 1, "not UTF-8 text: %s" % e))
     except (IOError, OSError) as e:
-        raise _Invalid(Problem(rel, 1, "cannot read: %s" % e))
+        raise Invalid(Problem(rel, 1, "cannot read: %s" % e))
 
 
 def load_json(path, rel):
-    """Parse a JSON file (rejecting duplicate keys); raises _Invalid with the line of the error."""
+    """Parse a JSON file (rejecting duplicate keys); raises Invalid with the line of the error."""
     text = _read_text(path, rel)
     try:
         obj = json.loads(text, object_pairs_hook=_no_duplicates)
     except _DuplicateKey as e:
         src = Source(rel, text)
-        raise _Invalid(Problem(rel, src.line_of('"%s"' % e.key, nth=2),
-                               "duplicate key %r (JSON readers keep only the last one)" % _native(e.key)))
+        raise Invalid(Problem(rel, src.line_of('"%s"' % e.key, nth=2),
+                               "duplicate key %r (JSON readers keep only the last one)" % native(e.key)))
     except ValueError as e:
         match = re.search(r"line (\d+) column (\d+)", str(e))
         line = int(match.group(1)) if match else 1
-        raise _Invalid(Problem(rel, line, "invalid JSON: %s" % e))
-    return Source(rel, text, _native(obj))
+        raise Invalid(Problem(rel, line, "invalid JSON: %s" % e))
+    return Source(rel, text, native(obj))
 
 
 class Node(object):
@@ -122,7 +123,7 @@ class _TreeBuilder(xml.sax.handler.ContentHandler):
         self._locator = locator
 
     def startElement(self, name, attrs):
-        node = Node(_native(name), _native(dict(attrs.items())),
+        node = Node(native(name), native(dict(attrs.items())),
                     self._locator.getLineNumber() if self._locator else 1)
         if self._stack:
             self._stack[-1].children.append(node)
@@ -135,11 +136,11 @@ class _TreeBuilder(xml.sax.handler.ContentHandler):
 
     def characters(self, content):
         if self._stack:
-            self._stack[-1].text += _native(content)
+            self._stack[-1].text += native(content)
 
 
 def parse_xml(data, rel):
-    """Parse XML bytes into Nodes; raises _Invalid with the line of a well-formedness error."""
+    """Parse XML bytes into Nodes; raises Invalid with the line of a well-formedness error."""
     parser = xml.sax.make_parser()
     parser.setFeature(xml.sax.handler.feature_namespaces, False)
     parser.setFeature(xml.sax.handler.feature_external_ges, False)  # no entity tricks
@@ -148,10 +149,20 @@ def parse_xml(data, rel):
     try:
         parser.parse(io.BytesIO(data))
     except xml.sax.SAXParseException as e:
-        raise _Invalid(Problem(rel, e.getLineNumber(), "XML is not well-formed: %s" % e.getMessage()))
+        raise Invalid(Problem(rel, e.getLineNumber(), "XML is not well-formed: %s" % e.getMessage()))
     return builder.root
 
 
 def load_xml(path, rel):
     with open(path, "rb") as fh:
         return parse_xml(fh.read(), rel)
+
+
+def read_mpack_identity(repo):
+    """(name, version) from mpack.json, the one place the version is written."""
+    src = load_json(os.path.join(repo, "mpack.json"), "mpack.json")
+    meta = src.obj if isinstance(src.obj, dict) else {}
+    name, version = meta.get("name"), meta.get("version")
+    if not isinstance(name, (str, text_type)) or not isinstance(version, (str, text_type)):
+        raise Invalid(Problem("mpack.json", 1, "mpack.json needs string 'name' and 'version'"))
+    return str(name), str(version)

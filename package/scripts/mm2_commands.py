@@ -1,75 +1,26 @@
-"""Service check and the custom commands REPLICATION_STATUS and EXPORT_TRANSLATED_OFFSETS.
+"""Service check and the custom command REPLICATION_STATUS (EXPORT_TRANSLATED_OFFSETS is mm2_export's).
 
 They talk to the Kafka clusters only through the installation's command-line tools
 (mm2_kafka_cli), as the MM2 user, with the same security settings MM2 uses. The record formats
-are parsed by the pure core (mm2_core.host.kafka_tools).
+are parsed by the Kafka boundary (mm2_core.kafkatools).
 """
 import os
-import re
 import time
 import uuid
 
 from resource_management.core.exceptions import Fail
 from resource_management.core.logger import Logger
 
+import mm2_agent
 from mm2_core.config import names
-from mm2_core.config.config_values import parse_bool
-from mm2_core.formats.text import text, to_text
-from mm2_core.host import kafka_tools, translation
-from mm2_core.kafka import versions
-from mm2_core.kafkatools import commands as kafka_commands, records as kafka_records
+from mm2_core.host import kafka_tools
+from mm2_core.kafkatools import records as kafka_records
+from mm2_core.model import resolved
 
 CHECK_TOPIC = names.SERVICE_CHECK_TOPIC
 CHECK_TOPIC_CONFIGS = {"retention.ms": str(24 * 3600 * 1000)}
 POLL_SECONDS = 5
 STATUS_REREAD_MS = 20000   # the second read of a status topic that came back without the source connector
-
-
-def _render(params):
-    import mm2_setup
-    mm2_setup.require_installation(params)
-    return mm2_setup.render_files(params)
-
-
-def _kinit(params):
-    import mm2_service
-    mm2_service.kinit(params)
-
-
-def _setting(topo, flow, name):
-    from mm2_core.model import resolved
-    return resolved.flow_value(topo, flow, name)
-
-
-def _int_setting(topo, flow, name):
-    """A whole-number setting of the flow as MM2 reads it, its declared default where nothing sets it."""
-    from mm2_core.model import resolved
-    return resolved.flow_int(topo, flow, name)
-
-
-def topic_filter(topo, flow):
-    return kafka_tools.TopicFilter(_setting(topo, flow, "topics"), _setting(topo, flow, "topics.exclude"))
-
-
-def replicated_topic(topo, flow, topic):
-    """Whether the flow replicates source topic `topic`: its topic filter matches, it is not internal, and it did
-    not come from the flow's target (MM2's cycle check)."""
-    from mm2_core.kafka import replication_policy
-    return bool(topic_filter(topo, flow).matches(topic)) and not kafka_tools.is_internal_topic(topic) and \
-        not replication_policy.is_cycle(topic, flow.target, topo.policy, topo.separator)
-
-
-def _checkpoint_interval_seconds(rendering, flow):
-    """emit.checkpoints.interval.seconds of the flow: a 2.x read of the checkpoints topic ends on a shorter quiet
-    (MM2 re-emits every checkpoint each interval before 3.4.1)."""
-    return max(_int_setting(rendering.topology, flow, "emit.checkpoints.interval.seconds"), 1)
-
-
-def _internal_separator_enabled(rendering):
-    for key, value in rendering.properties:
-        if key == "replication.policy.internal.topic.separator.enabled":
-            return parse_bool(value) is not False
-    return True
 
 
 # ---------------------------------------------------------------- start: the check topic
@@ -80,13 +31,13 @@ def ensure_check_topics(params, rendering, timeout=30):
     Best effort: a source MM2 may not write to only costs a warning."""
     import mm2_kafka_cli
     topo = rendering.topology
-    sources = [s for s in topo.sources() if any(topic_filter(topo, f).matches(CHECK_TOPIC)
+    sources = [s for s in topo.sources() if any(resolved.topic_filter(topo, f).matches(CHECK_TOPIC)
                                                 for f in topo.enabled_flows if f.source == s)]
     marker_dir = params.mm2_conf_dir
     todo = [s for s in sources if not os.path.exists(os.path.join(marker_dir, ".check-topic-%s" % s))]
     if not todo:
         return
-    _kinit(params)
+    mm2_agent.kinit(params)
     with mm2_kafka_cli.KafkaCli(params, rendering, timeout=timeout) as cli:
         for alias in todo:
             result = cli.create_topic(alias, CHECK_TOPIC, CHECK_TOPIC_CONFIGS)
@@ -126,7 +77,7 @@ def check_flow(cli, rendering, flow, deadline, hostname):
     """Marker record through one flow; returns a one-line summary or raises CheckFailed."""
     topo = rendering.topology
     source, target = flow.source, flow.target
-    flt = topic_filter(topo, flow)
+    flt = resolved.topic_filter(topo, flow)
     covered = flt.matches(CHECK_TOPIC)
     if covered is False:
         return check_heartbeats(cli, rendering, flow,
@@ -176,7 +127,7 @@ def check_flow(cli, rendering, flow, deadline, hostname):
         return found is not None and mirrored in found
 
     if not _wait_for(deadline, mirrored_exists):
-        refresh = _setting(topo, flow, "refresh.topics.interval.seconds")
+        refresh = resolved.flow_value(topo, flow, "refresh.topics.interval.seconds")
         hint = ("MM2 notices new source topics every refresh.topics.interval.seconds=%ss; %s was created "
                 "only now, so run the check again after that (or restart MM2)" % (refresh, CHECK_TOPIC)) \
             if created_now else ("is MM2 running for %s (REPLICATION_STATUS shows its connectors)?" % flow.name)
@@ -208,7 +159,7 @@ def check_heartbeats(cli, rendering, flow, why, deadline=None):
     topo = rendering.topology
     topic = kafka_tools.heartbeats_topic(flow.source, topo.separator)
     step = "heartbeats %s on %s (%s)" % (topic, flow.target, why)
-    limit = 3 * _int_setting(topo, flow, "emit.heartbeats.interval.seconds") + 60
+    limit = 3 * resolved.flow_int(topo, flow, "emit.heartbeats.interval.seconds") + 60
     found = {}
 
     def fresh():
@@ -240,11 +191,11 @@ def check_heartbeats(cli, rendering, flow, why, deadline=None):
 
 def service_check(params, budget):
     import mm2_kafka_cli
-    rendering = _render(params)
+    rendering = mm2_agent.render(params)
     flows = rendering.topology.enabled_flows
     if not flows:
         raise Fail("No enabled replication flow to check (kafka-mm2-replication / kafka-mm2-topology)")
-    _kinit(params)
+    mm2_agent.kinit(params)
     deadline = time.time() + budget
     summaries, failures = [], []
     with mm2_kafka_cli.KafkaCli(params, rendering, timeout=max(30, min(120, budget // 3))) as cli:
@@ -281,7 +232,7 @@ def flow_status(cli, rendering, flow, connect_listing=None):
     topo = rendering.topology
     source, target = flow.source, flow.target
     report = {"flow": flow.name, "source": source, "target": target, "problems": []}
-    flt = topic_filter(topo, flow)
+    flt = resolved.topic_filter(topo, flow)
     res_s, source_topics = cli.list_topics(source)
     res_t, target_topics = cli.list_topics(target)
     if source_topics is None:
@@ -349,7 +300,7 @@ def flow_status(cli, rendering, flow, connect_listing=None):
         report["problems"].append("no %s on %s: heartbeats of %s come from the %s->%s herder, which runs only "
                                   "on a driver host serving %s" % (hb_topic, target, source, target, source, source))
     cp_topic = kafka_tools.checkpoints_topic(source, topo.separator, cli.version,
-                                             _internal_separator_enabled(rendering))
+                                             kafka_tools.internal_separator_enabled(rendering.properties))
     report["checkpoints_topic"] = cp_topic if cp_topic in target_topics else None
     return report
 
@@ -377,8 +328,8 @@ def format_status(report):
 
 def replication_status(script, params):
     import mm2_kafka_cli
-    rendering = _render(params)
-    _kinit(params)
+    rendering = mm2_agent.render(params)
+    mm2_agent.kinit(params)
     reports = []
     import mm2_connect
     connect_lines, listing = mm2_connect.status_lines(params)
@@ -396,158 +347,3 @@ def replication_status(script, params):
     if reports and len(unreachable) == 2 * len(reports):
         raise Fail("No cluster could be reached: " + "; ".join(unreachable))
     return reports
-
-
-# ---------------------------------------------------------------- EXPORT_TRANSLATED_OFFSETS
-
-def _safe_name(text):
-    return re.sub(r"[^A-Za-z0-9._-]", "_", text)[:120] or "_"
-
-
-def _new_dir(path):
-    """path, or path-2, path-3... when an export of the same second is already there."""
-    candidate, n = path, 1
-    while True:
-        try:
-            os.makedirs(candidate, 0o750)
-            return candidate
-        except OSError:
-            if not os.path.isdir(candidate):
-                raise
-            n += 1
-            candidate = "%s-%d" % (path, n)
-
-
-def _write(path, content, uid, gid):
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o640)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(text(content).encode("utf-8"))
-    os.chown(path, uid, gid)
-
-
-def translation_notes(version):
-    """What EXPORT_TRANSLATED_OFFSETS tells the operator about what this MM2 version translates (versions.py)."""
-    notes = []
-    if not versions.supports(version, versions.OFFSET_SYNC_HISTORY):
-        notes.append("Kafka %s: groups behind the latest offset sync get no checkpoint: this MM2 translates a group "
-                     "only at or past its partition's latest offset sync (one every offset.lag.max records), so a "
-                     "group that stopped mid-partition is missing here until it catches up (Kafka %s+ translates "
-                     "lagging groups)" % (version, versions.feature_first(versions.OFFSET_SYNC_HISTORY_ACROSS_RESTARTS)))
-    elif not versions.supports(version, versions.OFFSET_SYNC_HISTORY_ACROSS_RESTARTS):
-        notes.append("Kafka %s: groups behind the last restart of the drivers get no checkpoint: this MM2 translates "
-                     "a lagging group only from the offset syncs it read since its checkpoint task started, so a "
-                     "group that stopped before the last restart is missing here until it catches up (fixed in Kafka "
-                     "%s, KAFKA-15905)" % (version, versions.feature_first(versions.OFFSET_SYNC_HISTORY_ACROSS_RESTARTS)))
-    if not versions.supports(version, versions.OFFSET_SYNC_HISTORY_ACROSS_RESTARTS):
-        notes.append("Kafka %s: a committed partition without a checkpoint is translated here from the offset syncs "
-                     "still in MM2's offset-syncs topic, as MM2 3.7.1+ does (the newest sync at or before the group's "
-                     "offset: never past a record that was not copied; 'offset-sync' above); one without such a sync "
-                     "is named as cannot be translated" % version)
-    if versions.supports(version, versions.OFFSET_SYNC_HISTORY) and \
-            not versions.supports(version, versions.OFFSET_SYNCS_AT_COMMIT):
-        notes.append("Kafka %s: translated offsets stop at the partition's latest offset sync: a group that failed over "
-                     "with them re-reads up to offset.lag.max records per partition (exact from Kafka %s)"
-                     % (version, versions.feature_first(versions.OFFSET_SYNCS_AT_COMMIT)))
-    return notes
-
-
-def _translation_inputs(cli, rendering, flow, wanted):
-    """(committed offsets {group: {(t, p): C}} or None, offset syncs, notes) for the partitions MM2's checkpoints
-    lack (mm2_core.host.translation); None when the source's groups cannot be read (checkpoints alone)."""
-    import mm2_cutover
-    committed, problem = mm2_cutover.committed_offsets(cli, rendering, flow, wanted,
-                                                       lambda tp: replicated_topic(rendering.topology, flow, tp[0]))
-    if problem:
-        return None, {}, ["only MM2's checkpoints are exported, unchecked: the committed offsets on %s could not be "
-                          "read, so partitions the checkpoints lack cannot be found or translated (%s)"
-                          % (flow.source, problem)]
-    syncs, problem = mm2_cutover.read_offset_syncs(cli, rendering, flow)
-    return committed, syncs, [problem] if problem else []
-
-
-def _export_sources(rows):
-    if not rows:
-        return ""
-    counts = translation.source_counts(rows)
-    said = ["%d from %s" % (counts[k], {translation.CHECKPOINT: "MM2's checkpoints",
-                                        translation.OFFSET_SYNC: "offset syncs"}[k])
-            for k in (translation.CHECKPOINT, translation.OFFSET_SYNC) if counts.get(k)]
-    bad = translation.names(rows, translation.UNTRANSLATED)
-    skips = translation.names(rows, translation.SKIPS)
-    return " (%s; a consumer re-reads at most %d record(s)%s%s)" % (
-        ", ".join(said) or "none translated",
-        sum(r["records"] for r in rows if r["status"] in (translation.EXACT, translation.REREADS)),
-        "; CANNOT BE TRANSLATED: " + ", ".join(bad) if bad else "",
-        "; left out, it would skip records: " + ", ".join(skips) if skips else "")
-
-
-def export_translated_offsets(script, params, groups_filter=None):
-    """Translated consumer-group offsets per flow, as CSV files for
-    kafka-consumer-groups.sh --reset-offsets --from-file on the target."""
-    import mm2_kafka_cli
-    from resource_management.libraries.functions.default import default
-    rendering = _render(params)
-    topo = rendering.topology
-    wanted = groups_filter
-    if wanted is None:
-        value = default("/commandParams/groups", "") or ""
-        wanted = [g.strip() for g in text(to_text(value)).split(",") if g.strip()]
-    _kinit(params)
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    base = os.path.join(params.mm2_log_dir, "translated-offsets")
-    exported, summary_lines = [], []
-    with mm2_kafka_cli.KafkaCli(params, rendering) as cli:
-        if not os.path.isdir(base):
-            os.makedirs(base, 0o750)
-            os.chown(base, cli.uid, cli.gid)
-        for flow in topo.enabled_flows:
-            topic = kafka_tools.checkpoints_topic(flow.source, topo.separator, cli.version,
-                                                  _internal_separator_enabled(rendering))
-            result = cli.read_compacted(flow.target, topic, "checkpoint", _checkpoint_interval_seconds(rendering, flow))
-            if not result.ok:
-                raise Fail("Reading %s on %s failed: %s" % (topic, flow.target, result.problem()))
-            checkpoints = kafka_records.latest_checkpoints(kafka_records.parse_checkpoints(result.out))
-            committed, syncs, read_notes = _translation_inputs(cli, rendering, flow, wanted)
-            exports = translation.export_groups(committed, checkpoints, lambda t, f=flow: topo.mirrored_topic(f, t),
-                                                syncs, wanted)
-            entry = {"flow": flow.name, "source": flow.source, "target": flow.target, "topic": topic,
-                     "groups": {}, "notes": read_notes}
-            summary_lines.extend("%s: %s" % (flow.name, n) for n in read_notes)
-            if not exports:
-                summary_lines.append("%s: no checkpoints in %s on %s%s (groups must match kafka-mm2-replication/"
-                                     "groups and have committed offsets on %s)" % (
-                                         flow.name, topic, flow.target,
-                                         " for " + ", ".join(wanted) if wanted else "", flow.source))
-                exported.append(entry)
-                continue
-            out_dir = _new_dir(os.path.join(base, "%s-to-%s-%s" % (_safe_name(flow.source),
-                                                                   _safe_name(flow.target), stamp)))
-            os.chown(out_dir, cli.uid, cli.gid)
-            all_path = os.path.join(out_dir, "all-groups.csv")
-            _write(all_path, kafka_commands.reset_offsets_csv([cp for _rows, applied in exports.values() for cp in applied],
-                                                     with_group=True), cli.uid, cli.gid)
-            entry["all_groups_csv"] = all_path
-            summary_lines.append("%s: %d group(s) from %s on %s%s -> %s" % (
-                flow.name, len(exports), topic, flow.target, "" if committed is None else
-                " and the offset syncs", out_dir))
-            for group in sorted(exports):
-                rows, applied = exports[group]
-                path = os.path.join(out_dir, "group-%s.csv" % _safe_name(group))
-                if applied:
-                    _write(path, kafka_commands.reset_offsets_csv(applied, with_group=False), cli.uid, cli.gid)
-                entry["groups"][group] = dict(translation.export_entry(rows, applied), csv=path if applied else None)
-                summary_lines.append("  %s: %d partition(s) -> %s%s" % (
-                    group, len(applied), path if applied else "(nothing to apply)", _export_sources(rows)))
-                if rows:
-                    summary_lines.append("    " + translation.describe(rows))
-            hint = kafka_commands.groups_reset_hint(
-                params.kafka_home, cli.bootstrap(flow.target), "<client config of %s>" % flow.target,
-                os.path.join(out_dir, "group-<group>.csv"), ["<group>"])
-            summary_lines.append("  apply on %s while the group is stopped (dry run first, then --execute): %s"
-                                 % (flow.target, " ".join(hint)))
-            exported.append(entry)
-        summary_lines.extend(translation_notes(".".join(str(v) for v in cli.version)))
-    Logger.info("Translated consumer-group offsets (MM2's checkpoints; where they lack a committed partition, the "
-                "offset syncs):\n" + "\n".join(summary_lines))
-    script.put_structured_out({"translated_offsets": exported})
-    return exported

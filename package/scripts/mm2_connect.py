@@ -17,6 +17,8 @@ from resource_management.core.exceptions import Fail
 from resource_management.core.logger import Logger
 from resource_management.core.resources.system import Execute, File
 
+import mm2_agent
+from mm2_agent import Refused
 from mm2_core.connect import connect_mode, connect_rest, flow_control, live, rest_security
 from mm2_core.formats.text import native, text
 from mm2_core.host import process
@@ -171,8 +173,7 @@ def start_healer(params):
             Logger.info("The healer is already running (pid %d)" % running_pid)
             return
         # it watches a worker that is gone (kill -9, then a recovery START): replace it now, not in 5 s
-        import mm2_service
-        stop_healer(params, mm2_service._kill)
+        stop_healer(params, mm2_agent.kill)
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), HEALER_SCRIPT)
     sec = security(params)
     args = [sys.executable, script, "--url", sec.url(params.hostname, params.connect_rest_port),
@@ -224,16 +225,15 @@ def host_targets(params):
 
 def flow_command(script, params, action):
     """FLOW_PAUSE / FLOW_RESUME / FLOW_STOP for the flow in the command's parameters (`flow`)."""
-    import mm2_setup
     if not enabled(params):
-        raise mm2_setup.Refused(u"Per-flow %s needs connect mode (kafka-mm2-env/mm2_run_mode=connect): in dedicated mode every "
-                   u"flow runs in one connect-mirror-maker.sh process and only stops with it" % action)
-    rendering = mm2_setup.render_files(params)
+        raise Refused(u"Per-flow %s needs connect mode (kafka-mm2-env/mm2_run_mode=connect): in dedicated mode every "
+                      u"flow runs in one connect-mirror-maker.sh process and only stops with it" % action)
+    rendering = mm2_agent.render_files(params)
     name = params.command_flow
     try:
         flow = flow_control.resolve_flow(name, rendering.topology, host_targets(params))
     except flow_control.FlowError as e:
-        raise mm2_setup.Refused(text(e))
+        raise Refused(text(e))
     connect_plan = plan(params, rendering)
     if flow.name not in connect_plan.flows:
         others = [h for h in (params.driver_hosts or []) if h != params.hostname]
@@ -255,7 +255,7 @@ def flow_command(script, params, action):
     try:
         do_it, message = flow_control.check_transition(action, state, flow.name)
     except flow_control.FlowError as e:
-        raise mm2_setup.Refused(text(e))
+        raise Refused(text(e))
     Logger.info(message)
     names_ = sorted(n for n in listing if (connect_mode.split_connector_name(n) or ("",))[0] == flow.name)
     if do_it:
@@ -263,7 +263,7 @@ def flow_command(script, params, action):
             for connector in names_:
                 getattr(client, action)(connector)
         except connect_rest.Unsupported as e:   # the Kafka version has no such call: refused before any change
-            raise mm2_setup.Refused(u"flow %s: %s" % (flow.name, text(e)))
+            raise Refused(u"flow %s: %s" % (flow.name, text(e)))
         except connect_rest.ConnectError as e:
             raise Fail(u"flow %s: %s" % (flow.name, text(e)))
         wanted = flow_control.TARGET_OF[action]
@@ -287,39 +287,6 @@ def flow_command(script, params, action):
     Logger.info(u"flow %s is %s" % (flow.name, state))
     script.put_structured_out({"flow": flow.name, "action": action, "state": state, "served": True})
     return state
-
-
-def reload_configs(params, basedir, restart):
-    """Refresh configs (RECONFIGURE reload_configs): connector changes go live; a changed worker file restarts."""
-    import mm2_setup
-    import mm2_service
-    before = _read(worker_file(params))
-    rendering = mm2_setup.configure(params, basedir)
-    if not mm2_service.running(params):
-        Logger.info("MirrorMaker 2 is not running on this host: the files are rendered; START applies them")
-        return {"created": [], "updated": [], "deleted": [], "unchanged": [], "running": False}
-    if not enabled(params):
-        Logger.info("Dedicated mode reads its configuration only at start: restarting MirrorMaker 2")
-        return restart()
-    after = _read(worker_file(params))
-    if before != after:
-        Logger.info("The Connect worker's own settings changed (%s): restarting the worker" % worker_file(params))
-        return restart()
-    try:
-        result = apply_connectors(params, rendering.connect_plan)
-    except connect_rest.ConnectError as e:
-        raise Fail(u"Cannot apply the connector changes to this driver's Kafka Connect worker: %s" % text(e))
-    Logger.info(u"Applied without a restart: %d created, %d updated, %d deleted, %d unchanged" % (
-        len(result["created"]), len(result["updated"]), len(result["deleted"]), len(result["unchanged"])))
-    return result
-
-
-def _read(path):
-    try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except (IOError, OSError):
-        return None
 
 
 def status_lines(params):

@@ -1,14 +1,16 @@
-"""CUTOVER_CHECK and FAILOVER_GROUPS: the agent side of the cut-over readiness gate and of failover.
+"""CUTOVER_CHECK, FAILOVER_GROUPS and DRILL: the agent side of the cut-over readiness gate, of failover and of its
+rehearsal, and the reads of a flow's facts they share with EXPORT_TRANSLATED_OFFSETS (mm2_export) and FLOW_SEED.
 
 The facts are read with the installation's Kafka tools as the MM2 user (mm2_kafka_cli: one 0600 client
-config per cluster, secrets never on a command line); the decisions are the pure core's (mm2_core.host.cutover).
+config per cluster, secrets never on a command line); the decisions are the pure core's disaster-recovery room
+(mm2_core.dr: cutover, translation, failover).
 
 Command parameters (commandParams/<name>, `mm2-ambari run ... --param NAME=VALUE`):
   flow    A->B (default: every enabled flow; FAILOVER_GROUPS needs one)
   groups  g1,g2 (CUTOVER_CHECK: these must have a checkpoint; FAILOVER_GROUPS: the groups to move)
   not_after  topic-p=N,... (FAILOVER_GROUPS): no group starts past N there (a failback under the identity policy:
           the source's records that were never replicated)
-  <threshold>=<value> for each name of mm2_core.host.cutover.THRESHOLDS (CUTOVER_CHECK)
+  <threshold>=<value> for each name of mm2_core.dr.cutover.THRESHOLDS (CUTOVER_CHECK)
 """
 import os
 import time
@@ -16,10 +18,12 @@ import time
 from resource_management.core.exceptions import Fail
 from resource_management.core.logger import Logger
 
-from mm2_setup import Refused
+import mm2_agent
+from mm2_agent import Refused, command_param
 from mm2_core.config import names
-from mm2_core.formats.text import text, to_text
-from mm2_core.host import cutover, kafka_tools, process, translation
+from mm2_core.formats.text import text
+from mm2_core.dr import cutover, failover, translation
+from mm2_core.host import kafka_tools, process
 from mm2_core.kafka import versions
 from mm2_core.kafkatools import commands as kafka_commands, output as kafka_output, records as kafka_records
 from mm2_core.model import groups as group_rules, resolved
@@ -37,21 +41,15 @@ GROUPS_DESCRIBE_SECONDS = 60   # committed offsets on the source: a source that 
 TOOLS_AT_ONCE = 4           # a gate's independent reads side by side (each a tool JVM: about 150-250 MB while it runs)
 
 
-def _param(name, fallback=""):
-    from resource_management.libraries.functions.default import default
-    value = default("/commandParams/" + name, fallback)
-    return text(to_text(value if value is not None else fallback)).strip()
-
-
 def _groups_param(command, rendering, params, flow=None):
     """The groups= parameter, refused before any Kafka tool runs (mm2_core.model.groups: the list, each id, and
     with one flow, its groups filter), with the words the CLI uses."""
-    groups, problems = group_rules.parse(_param("groups"))
+    groups, problems = group_rules.parse(command_param("groups"))
     if flow is not None and not problems:
         problems = group_rules.filter_problems(groups, rendering.topology, flow, _live_entries(params, rendering),
                                                group_rules.COMMAND_ACTIONS[command])
     if problems:
-        raise Refused("%s groups=%s: %s; nothing was done" % (command, _param("groups"), "; ".join(problems)))
+        raise Refused("%s groups=%s: %s; nothing was done" % (command, command_param("groups"), "; ".join(problems)))
     return groups
 
 
@@ -84,8 +82,7 @@ def _read(cli, argv, what, errors):
 
 
 def gather_flow(cli, rendering, flow, wanted_groups=()):
-    """The facts of one flow for mm2_core.host.cutover.evaluate_flow, read with Kafka's tools."""
-    import mm2_commands
+    """The facts of one flow for mm2_core.dr.cutover.evaluate_flow, read with Kafka's tools."""
     topo = rendering.topology
     source, target = flow.source, flow.target
     home, version = cli.home, cli.version
@@ -95,12 +92,12 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
         errors.append("the gate needs kafka-get-offsets.sh (Kafka %s+); this installation is Kafka %s"
                       % (versions.feature_first(versions.GET_OFFSETS_TOOL), ".".join(str(v) for v in version)))
         return facts
-    flt = mm2_commands.topic_filter(topo, flow)
+    flt = resolved.topic_filter(topo, flow)
     # A cluster that is down makes every tool wait for its own timeouts: the first read of each cluster (its end
     # offsets) is bounded by PROBE_SECONDS and tells whether it is reachable.
     ends = {}
     # the target first: a source end read after it tells that the copies of later records lie after the target's
-    # end (a caught-up group's translation, mm2_core.host.translation.partition_row)
+    # end (a caught-up group's translation, mm2_core.dr.translation.partition_row)
     for alias in (target, source):
         probe = cli.run(kafka_commands.get_offsets_command(home, cli.bootstrap(alias), cli.config(alias), -1),
                         timeout=PROBE_SECONDS)
@@ -157,7 +154,7 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
 
     def syncs():
         # MM2's offset syncs: which source offset the translated target offsets stand for, and the translation of
-        # the partitions MM2's checkpoints lack (mm2_core.host.translation)
+        # the partitions MM2's checkpoints lack (mm2_core.dr.translation)
         found, problem = read_offset_syncs(cli, rendering, flow)
         if problem:
             Logger.warning(problem)
@@ -197,13 +194,12 @@ def gather_flow(cli, rendering, flow, wanted_groups=()):
 def read_offset_syncs(cli, rendering, flow):
     """({(source topic, partition): [(upstream, downstream), ...]} of the flow's offset-syncs topic, problem or
     None). Read up to the topic's end offsets (Kafka 3.0+): the read ends when it has them, not after a quiet."""
-    import mm2_commands
     topo = rendering.topology
     if not versions.supports(cli.version, versions.MM2_FORMATTERS):
         return {}, "offset syncs not read: Kafka %s has no OffsetSyncFormatter (%s+)" % (
             ".".join(str(v) for v in cli.version), versions.feature_first(versions.MM2_FORMATTERS))
     isep = kafka_tools.internal_separator(topo.separator, cli.version,
-                                          mm2_commands._internal_separator_enabled(rendering))
+                                          kafka_tools.internal_separator_enabled(rendering.properties))
     location = text(resolved.flow_setting(topo, flow, "offset-syncs.topic.location")).strip()
     alias = flow.target if location == "target" else flow.source
     topic = cutover.offset_syncs_topic(flow.target, isep)
@@ -235,7 +231,6 @@ def committed_offsets(cli, rendering, flow, wanted_groups, keep):
 
 def _target_facts(cli, rendering, flow, facts):
     """What the target alone tells: heartbeat and checkpoint age, the translated offsets."""
-    import mm2_commands
     topo = rendering.topology
     source, target, home, version = flow.source, flow.target, cli.home, cli.version
     hb_topic = kafka_tools.heartbeats_topic(source, topo.separator)
@@ -254,7 +249,7 @@ def _target_facts(cli, rendering, flow, facts):
     facts["heartbeat_read_ms"] = facts.get("target_ends_ms") or int(time.time() * 1000)
 
     cp_topic = kafka_tools.checkpoints_topic(source, topo.separator, version,
-                                             mm2_commands._internal_separator_enabled(rendering))
+                                             kafka_tools.internal_separator_enabled(rendering.properties))
     facts["checkpoints"], stamps = read_checkpoints(cli, target, cp_topic,
                                                     (facts.get("target_ends") or {}).get((cp_topic, 0)))
     facts["checkpoint_read_ms"] = int(time.time() * 1000)
@@ -301,7 +296,7 @@ def group_states(cli, alias, groups):
 def _thresholds():
     given = {}
     for name, _default, _meaning in cutover.THRESHOLDS:
-        value = _param(name)
+        value = command_param(name)
         if value:
             given[name] = value
     try:
@@ -311,13 +306,12 @@ def _thresholds():
 
 
 def cutover_check(script, params):
-    import mm2_commands
     import mm2_kafka_cli
     limits = _thresholds()
-    rendering = mm2_commands._render(params)
-    flows = selected_flows(rendering.topology, _param("flow"))
-    groups = _groups_param(names.CMD_CUTOVER_CHECK, rendering, params, flows[0] if _param("flow") else None)
-    mm2_commands._kinit(params)
+    rendering = mm2_agent.render(params)
+    flows = selected_flows(rendering.topology, command_param("flow"))
+    groups = _groups_param(names.CMD_CUTOVER_CHECK, rendering, params, flows[0] if command_param("flow") else None)
+    mm2_agent.kinit(params)
     reports = []
     with mm2_kafka_cli.KafkaCli(params, rendering, timeout=60) as cli:
         for flow in flows:
@@ -340,10 +334,9 @@ def cutover_check(script, params):
 def failover_groups(script, params):
     """Apply MM2's translated offsets to the named groups on the flow's target; only groups without active
     members there. Groups done are reported per name, so a rerun can be limited to the rest."""
-    import mm2_commands
     import mm2_kafka_cli
-    rendering = mm2_commands._render(params)
-    wanted = _param("flow")
+    rendering = mm2_agent.render(params)
+    wanted = command_param("flow")
     if not wanted:
         raise Refused("FAILOVER_GROUPS needs flow=SOURCE->TARGET (the enabled flows are %s)" % ", ".join(
             f.name for f in rendering.topology.enabled_flows))
@@ -352,33 +345,27 @@ def failover_groups(script, params):
     if not groups:
         raise Refused("FAILOVER_GROUPS needs groups=g1,g2: the consumer groups to move to %s" % flow.target)
     try:
-        not_after = cutover.parse_partition_offsets(_param("not_after"))
+        not_after = failover.parse_partition_offsets(command_param("not_after"))
     except ValueError as e:
         raise Fail("FAILOVER_GROUPS %s: not_after item %s" % (flow.name, e))
-    mm2_commands._kinit(params)
+    mm2_agent.kinit(params)
     topo = rendering.topology
     applied, refused = {}, {}
     with mm2_kafka_cli.KafkaCli(params, rendering, timeout=60) as cli:
         target = flow.target
         cp_topic = kafka_tools.checkpoints_topic(flow.source, topo.separator, cli.version,
-                                                 mm2_commands._internal_separator_enabled(rendering))
+                                                 kafka_tools.internal_separator_enabled(rendering.properties))
         checkpoints, _stamps = read_checkpoints(cli, target, cp_topic)
         judged = judge_groups(cli, rendering, flow, groups, checkpoints)
         states = group_states(cli, target, groups)
         by_group = cutover.checkpoints_by_group(checkpoints)
         for group in groups:
             state, members = states.get(group, ("Dead", 0))
-            why = cutover.refusal(group, flow.name, target, state, members)
+            rows, capped, why = failover.group_plan(group, flow.name, target, state, members, judged.get(group),
+                                                    by_group.get(group, []), not_after)
             if why:
                 refused[group] = why
                 continue
-            entry = judged.get(group)
-            why = entry and cutover.failover_refusal(flow.name, target, entry)
-            if why:
-                refused[group] = why
-                continue
-            rows, capped = cutover.cap_rows(cutover.offsets_csv_rows(
-                entry["apply"] if entry else by_group.get(group, []), group), not_after)
             if capped:
                 Logger.info("Group %s: translated offsets capped where %s has records never replicated: %s" % (
                     group, target, ", ".join(capped)))
@@ -394,7 +381,7 @@ def failover_groups(script, params):
             applied[group] = dict(("%s-%d" % (t, p), off) for t, p, off in kafka_commands.reset_offsets_rows(rows))
             Logger.info("Group %s on %s now starts at MM2's translated offsets: %s" % (
                 group, target, ", ".join("%s=%d" % kv for kv in sorted(applied[group].items()))))
-        ends = _flow_target_ends(cli, topo, flow)
+        ends = flow_target_ends(cli, topo, flow)
         import mm2_flow_positions
         stored = mm2_flow_positions.read_stored(cli, params, flow.name, flow.source, target)[0]
         source_next = dict(("%s-%d" % tp, last + 1) for tp, last in stored.items())
@@ -407,49 +394,35 @@ def failover_groups(script, params):
 
 
 def judge_groups(cli, rendering, flow, groups, checkpoints):
-    """{group: cutover.group_entry + "apply" (translation.applicable)} from the groups' committed offsets on the
-    source and the offset syncs; {} when the source cannot be read (a source that is down: MM2's checkpoints are
+    """{group: cutover.group_entry + "apply" (mm2_core.dr.failover.judge_groups)} from the groups' committed offsets
+    on the source and the offset syncs; {} when the source cannot be read (a source that is down: MM2's checkpoints are
     applied as they are, and the log says that nothing could be checked)."""
-    import mm2_commands
     committed, problem = committed_offsets(cli, rendering, flow, groups,
-                                           lambda tp: mm2_commands.replicated_topic(rendering.topology, flow, tp[0]))
+                                           lambda tp: resolved.replicated_topic(rendering.topology, flow, tp[0]))
     if problem:
         Logger.warning("%s: MM2's checkpoints are applied as they are, unchecked: %s" % (flow.name, problem))
         return {}
     syncs, problem = read_offset_syncs(cli, rendering, flow)
     if problem:
         Logger.warning(problem)
-    judged = {}
+    judged = failover.judge_groups(groups, committed, checkpoints,
+                                   lambda t: rendering.topology.mirrored_topic(flow, t), syncs)
     for group in groups:
-        mine = [cp for cp in checkpoints if cp.group == group]
-        rows = translation.group_rows(committed.get(group, {}), mine,
-                                      lambda t: rendering.topology.mirrored_topic(flow, t), syncs)
-        judged[group] = cutover.group_entry(group, rows)
-        judged[group]["apply"] = translation.applicable(group, rows, mine)
-        if rows:
-            Logger.info("Group %s: %s" % (group, translation.describe(rows)))
+        if judged[group]["partitions"]:
+            Logger.info("Group %s: %s" % (group, translation.describe(judged[group]["partitions"])))
     return judged
 
 
-def _flow_target_ends(cli, topo, flow):
+def flow_target_ends(cli, topo, flow):
     """{"topic-p": end offset} of the flow's topics on its target, now (a failback under the identity policy starts
-    the reverse flow there: what follows was written on the target); {} when they cannot be read."""
-    import mm2_commands
-    from mm2_core.kafka import replication_policy
+    the reverse flow there: what follows was written on the target; mm2_core.dr.failover.flow_target_ends); {} when
+    they cannot be read."""
     res = cli.run(kafka_commands.get_offsets_command(cli.home, cli.bootstrap(flow.target), cli.config(flow.target), -1),
                   timeout=PROBE_SECONDS)
     if not res.ok:
         Logger.warning("End offsets of %s not read: %s" % (flow.target, res.problem(2)))
         return {}
-    flt = mm2_commands.topic_filter(topo, flow)
-    ends = {}
-    for (topic, partition), offset in kafka_output.parse_offsets(res.out).items():
-        if kafka_tools.is_internal_topic(topic) or topic.endswith("heartbeats"):
-            continue
-        upstream = replication_policy.upstream_topic(flow.source, topic, topo.policy, topo.separator)
-        if (topo.policy == replication_policy.IDENTITY or upstream != topic) and flt.matches(upstream):
-            ends["%s-%d" % (topic, partition)] = offset
-    return ends
+    return failover.flow_target_ends(kafka_output.parse_offsets(res.out), topo, flow)
 
 
 # ---------------------------------------------------------------- DRILL
@@ -490,10 +463,9 @@ def drill(script, params):
     """Shadow groups on the flow's target at the groups' translated offsets; time to the first record (RTO),
     N records read, what the translation re-reads or skips; the shadow groups are deleted afterwards. The
     production groups and their consumers are not touched."""
-    import mm2_commands
     import mm2_kafka_cli
-    rendering = mm2_commands._render(params)
-    wanted = _param("flow")
+    rendering = mm2_agent.render(params)
+    wanted = command_param("flow")
     if not wanted:
         raise Refused("DRILL needs flow=SOURCE->TARGET (the enabled flows are %s)" % ", ".join(
             f.name for f in rendering.topology.enabled_flows))
@@ -502,11 +474,11 @@ def drill(script, params):
     if not groups:
         raise Refused("DRILL needs groups=g1,g2: the consumer groups whose failover is rehearsed")
     try:
-        records = int(_param("records", str(DEFAULT_DRILL_RECORDS)) or DEFAULT_DRILL_RECORDS)
+        records = int(command_param("records", str(DEFAULT_DRILL_RECORDS)) or DEFAULT_DRILL_RECORDS)
     except ValueError:
-        raise Refused("DRILL: records=%s is not a whole number of records to read per group" % _param("records"))
-    suffix = _param("suffix") or ".drill-%d" % int(time.time())
-    mm2_commands._kinit(params)
+        raise Refused("DRILL: records=%s is not a whole number of records to read per group" % command_param("records"))
+    suffix = command_param("suffix") or ".drill-%d" % int(time.time())
+    mm2_agent.kinit(params)
     topo = rendering.topology
     results, problems = {}, []
     with mm2_kafka_cli.KafkaCli(params, rendering, timeout=60) as cli:
@@ -518,7 +490,7 @@ def drill(script, params):
         by_group = cutover.checkpoints_by_group(facts.get("checkpoints"))
         for group in groups:
             shadow = group + suffix
-            rows = cutover.offsets_csv_rows(translation.applicable(
+            rows = failover.offsets_csv_rows(translation.applicable(
                 group, outlook.get(group, {}).get("partitions") or [], by_group.get(group, [])), group)
             if not rows:
                 problems.append("group %s has no checkpoint on %s: nothing to rehearse (it must match "

@@ -28,7 +28,7 @@ def reports_fail(command):
             raise
         except Fail as e:
             message = e.args[0] if e.args else u""
-            if getattr(e, "refused", False):   # mm2_setup.Refused: one "Error: ..." line, exit 1, no traceback
+            if getattr(e, "refused", False):   # mm2_agent.Refused: one "Error: ..." line, exit 1, no traceback
                 Script.fail_with_error(native(text(message)))
             if native(message) == message:
                 raise
@@ -135,9 +135,9 @@ class MirrorMaker2Driver(Script):
     @reports_fail
     def export_translated_offsets(self, env):
         import params
-        import mm2_commands
+        import mm2_export
         env.set_params(params)
-        mm2_commands.export_translated_offsets(self, params)
+        mm2_export.export_translated_offsets(self, params)
 
     # ---- connect mode: per-flow control and live configuration changes
     @reports_fail
@@ -156,8 +156,8 @@ class MirrorMaker2Driver(Script):
         import params
         import mm2_connect
         env.set_params(params)
-        import mm2_setup
-        mm2_setup.require_installation(params)
+        import mm2_agent
+        mm2_agent.require_installation(params)
         mm2_connect.flow_command(self, params, action)
 
     @reports_fail
@@ -171,13 +171,13 @@ class MirrorMaker2Driver(Script):
         """"Refresh configs" (RECONFIGURE with reconfigureAction=reload_configs, see the properties' supported
         refresh commands): connect mode applies connector changes live; otherwise the driver restarts."""
         import params
-        import mm2_connect
+        import mm2_setup
         env.set_params(params)
 
         def restart():
             self.stop(env)
             self.start(env)
-        result = mm2_connect.reload_configs(params, env.config.basedir, restart)
+        result = mm2_setup.reload_configs(params, env.config.basedir, restart)
         if isinstance(result, dict):
             self.put_structured_out({"reload_configs": result})
 
@@ -187,16 +187,17 @@ class MirrorMaker2Driver(Script):
         running worker without a restart; refused, naming why, when only a restart can apply the change."""
         import params
         import mm2_connect
+        import mm2_setup
         env.set_params(params)
         if not mm2_connect.enabled(params):
-            from mm2_setup import Refused
+            from mm2_agent import Refused
             raise Refused("Apply live flow changes works in connect mode (kafka-mm2-env/mm2_run_mode=connect): a dedicated "
                        "driver reads its flows only at start; restart the drivers instead")
 
         def refuse():
             raise Fail("The Kafka Connect worker's own settings changed (a cluster's connection, or the worker "
                        "config): only a restart applies them; Ambari marks the drivers Restart Required")
-        result = mm2_connect.reload_configs(params, env.config.basedir, refuse)
+        result = mm2_setup.reload_configs(params, env.config.basedir, refuse)
         if isinstance(result, dict):
             self.put_structured_out({"reload_configs": result})
 

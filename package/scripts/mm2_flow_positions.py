@@ -1,5 +1,5 @@
 """A flow's source positions where this host's run mode keeps them (Ambari adapter over
-mm2_core.connect.flow_positions): read from the offsets topic of the mode (dedicated: mm2-offsets.<A>.internal,
+mm2_core.dr.flow_positions): read from the offsets topic of the mode (dedicated: mm2-offsets.<A>.internal,
 key MirrorSourceConnector; connect: <connect.group.id>-offsets.internal, key A->T.MirrorSourceConnector), and
 changed through Connect's offsets API (Kafka 3.6+) while the Connect worker runs.
 
@@ -10,7 +10,8 @@ import time
 from resource_management.core.exceptions import Fail
 from resource_management.core.logger import Logger
 
-from mm2_core.connect import connect_mode, connect_rest, flow_control, flow_positions
+from mm2_core.connect import connect_mode, connect_rest, flow_control
+from mm2_core.dr import flow_positions
 from mm2_core.formats.text import text
 from mm2_core.kafkatools import records as kafka_records
 

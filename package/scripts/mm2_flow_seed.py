@@ -8,7 +8,7 @@ offsets topic of the flow's herder (mm2-offsets.<source>.internal on the target;
 mm2_core.kafka.connect_offsets), then reads them back. The flow must not be running (MM2 would overwrite them).
 In connect mode the positions live in the Connect worker's offsets topic under the flow's connector name; while
 the worker runs they are changed through Connect's offsets API (Kafka 3.6+), the flow's source connector stopped
-for the change and put back in its state, the other flows untouched (mm2_core.connect.flow_positions says which
+for the change and put back in its state, the other flows untouched (mm2_core.dr.flow_positions says which
 way is safe, and refuses the rest).
 
 Command parameters (commandParams/<name>):
@@ -27,12 +27,15 @@ Command parameters (commandParams/<name>):
 from resource_management.core.exceptions import Fail
 from resource_management.core.logger import Logger
 
+import mm2_agent
 import mm2_flow_positions
-from mm2_setup import Refused
-from mm2_core.connect import connect_mode, flow_positions
-from mm2_core.host import cutover, kafka_tools
+from mm2_agent import Refused, command_param
+from mm2_core.connect import connect_mode
+from mm2_core.dr import failover, flow_positions
+from mm2_core.host import kafka_tools
 from mm2_core.kafka import connect_configs, connect_offsets
 from mm2_core.kafkatools import commands as kafka_commands, output as kafka_output, records as kafka_records
+from mm2_core.model import resolved
 
 RESULT = "flow_seed"
 READ_QUIET_MS = 10000
@@ -41,23 +44,9 @@ READ_QUIET_MS = 10000
 def parse_offsets(value, flow):
     """{(topic, partition): next offset} of 'topic-p=N,...'; Fail naming the item and the form."""
     try:
-        return cutover.parse_partition_offsets(value)
+        return failover.parse_partition_offsets(value)
     except ValueError as e:
         raise Fail("FLOW_SEED %s: offsets item %s" % (flow, e))
-
-
-def positions_plan(source, wanted, stored, connector=connect_offsets.CONNECTOR):
-    """[(key, value, (topic, partition), next)] to write so the flow's source connector resumes at `wanted`
-    ({(topic, p): next}); partitions already there (stored {(topic, p): last copied}) are left out. next 0 needs
-    no record, unless MM2 stored a position (then -1: from the beginning)."""
-    writes = []
-    for (topic, partition), nxt in sorted(wanted.items()):
-        last = nxt - 1
-        if stored.get((topic, partition)) == last or (last < 0 and (topic, partition) not in stored):
-            continue
-        key = connect_offsets.source_partition_key(source, topic, partition, connector)
-        writes.append((key, connect_offsets.offset_value(last), (topic, partition), nxt))
-    return writes
 
 
 def _flow(topo, wanted):
@@ -69,13 +58,12 @@ def _flow(topo, wanted):
 
 
 def flow_seed(script, params):
-    import mm2_commands
+    import mm2_cutover
     import mm2_kafka_cli
     import mm2_service
-    from mm2_cutover import _param
-    rendering = mm2_commands._render(params)
+    rendering = mm2_agent.render(params)
     topo = rendering.topology
-    flow = _param("flow")
+    flow = command_param("flow")
     source, target = _flow(topo, flow)
     name = "%s->%s" % (source, target)
     running = mm2_service.running(params)
@@ -94,13 +82,13 @@ def flow_seed(script, params):
                                             name in [f.name for f in topo.enabled_flows], connector_exists)
     except flow_positions.SeedRefused as e:
         raise Fail(str(e))
-    at, given = _param("at"), _param("offsets")
+    at, given = command_param("at"), command_param("offsets")
     if (at == "end") == bool(given) or (at and at != "end"):
         raise Refused("FLOW_SEED %s: give either offsets=topic-partition=offset,... or at=end" % name)
-    retire = _param("retire")
+    retire = command_param("retire")
     if retire:   # refused before anything is written
         retire = _retire_flow(topo, retire, name, running)
-    mm2_commands._kinit(params)
+    mm2_agent.kinit(params)
     topic, connector = mm2_flow_positions.location(params, name)
     created, written, state = False, 0, None
     with mm2_kafka_cli.KafkaCli(params, rendering, timeout=60) as cli:
@@ -108,15 +96,14 @@ def flow_seed(script, params):
             res = cli.run(kafka_commands.get_offsets_command(cli.home, cli.bootstrap(source), cli.config(source), -1))
             if not res.ok:
                 raise Fail("FLOW_SEED %s: end offsets of %s: %s" % (name, source, res.problem(3)))
-            flt = mm2_commands.topic_filter(topo, _as_flow(topo, source, target))
+            flt = resolved.topic_filter(topo, _as_flow(topo, source, target))
             wanted = dict((tp, o) for tp, o in kafka_output.parse_offsets(res.out).items()
                           if flt.matches(tp[0]) and not kafka_tools.is_internal_topic(tp[0])
                           and not tp[0].endswith("heartbeats"))
         else:
             wanted = parse_offsets(given, name)
         if method == flow_positions.API:
-            import mm2_cutover
-            target_ends = mm2_cutover._flow_target_ends(cli, topo, _as_flow(topo, source, target))
+            target_ends = mm2_cutover.flow_target_ends(cli, topo, _as_flow(topo, source, target))
             written, state = mm2_flow_positions.seed_through_api(client, name, source, wanted)
         else:
             target_ends, created, written = _seed_topic(cli, rendering, topo, name, source, target, wanted, topic,
@@ -155,8 +142,8 @@ def _seed_topic(cli, rendering, topo, name, source, target, wanted, topic, conne
         stored = _stored(cli, target, topic, source, connector)
     import mm2_cutover
     # the flow's topics on its target now, before it copies anything (what the target had of its own)
-    target_ends = mm2_cutover._flow_target_ends(cli, topo, _as_flow(topo, source, target))
-    writes = positions_plan(source, wanted, stored, connector)
+    target_ends = mm2_cutover.flow_target_ends(cli, topo, _as_flow(topo, source, target))
+    writes = flow_positions.positions_plan(source, wanted, stored, connector)
     if writes:
         argv = kafka_commands.console_producer(cli.home, cli.version, cli.bootstrap(target), cli.config(target),
                                                topic, keyed=True)

@@ -4,14 +4,13 @@ Thin Ambari adapter over mm2_core.host.process: the decisions (is this pid our M
 to stop it) are pure and tested; this module declares the Execute/File resources and turns
 outcomes into log lines and Fail.
 """
-import errno
 import os
 
-from resource_management.core import sudo
 from resource_management.core.exceptions import ComponentIsNotRunning, Fail
 from resource_management.core.logger import Logger
 from resource_management.core.resources.system import Execute, File
 
+import mm2_agent
 from mm2_core.formats.text import decode_output, native, text
 from mm2_core.host import install, process
 from mm2_core.model import placement
@@ -134,23 +133,6 @@ def wait_for_local_kafka(params, rendering):
                                                                    outcome.waited))
 
 
-def kinit(params):
-    if not (params.security_enabled and params.mm2_keytab and params.mm2_principal and params.kinit_path_local):
-        return
-    Execute((native(params.kinit_path_local), "-kt", native(params.mm2_keytab), native(params.mm2_principal)),
-            user=native(params.mm2_user))
-
-
-def _kill(pid, sig):
-    """sudo.kill; as a non-root agent it runs `kill` through sudo and loses errno."""
-    try:
-        sudo.kill(pid, int(sig))
-    except OSError as e:
-        if e.errno is None and not process.is_alive(pid):
-            raise OSError(errno.ESRCH, "No such process")
-        raise
-
-
 def running(params):
     return process.check_status(params.mm2_pid_file, params.mm2_properties_file).running
 
@@ -160,7 +142,7 @@ def start(params, rendering):
     if action == process.ALREADY_RUNNING:
         Logger.info("MirrorMaker 2 is already running (pid %d); not starting another one" % pid)
         import mm2_ams
-        mm2_ams.start_sender(params, _kill)
+        mm2_ams.start_sender(params, mm2_agent.kill)
         return pid
     if action == process.ADOPT:
         # running without (or with a wrong) pid file, e.g. the file was deleted by hand: adopt it
@@ -186,7 +168,7 @@ def start(params, rendering):
         rest_url = rendering.rest_listener if rendering.internal_rest else None
         markers = (process.STARTED_MARKER, process.INITIALIZING_MARKER)
     log_offset = process.file_size(params.mm2_log_file)
-    kinit(params)
+    mm2_agent.kinit(params)
     try:
         Execute(native(command), user=native(params.mm2_user))
         outcome = process.wait_started(params.mm2_pid_file, params.mm2_properties_file, params.mm2_start_timeout,
@@ -199,7 +181,7 @@ def start(params, rendering):
                 mm2_connect.apply_connectors(params, rendering.connect_plan)
                 mm2_connect.start_healer(params)
             import mm2_ams
-            mm2_ams.start_sender(params, _kill)   # never raises: MM2 runs whether or not AMS gets its metrics
+            mm2_ams.start_sender(params, mm2_agent.kill)   # never raises: MM2 runs whether or not AMS gets its metrics
             return outcome.pid
         try:
             show_log_tail(params, log_offset)
@@ -218,18 +200,19 @@ def undo_start(params):
     """Stop our MM2 (pid file or stray with our properties file) and remove the pid file; never raises."""
     try:
         import mm2_connect
-        mm2_connect.stop_healer(params, _kill)
+        mm2_connect.stop_healer(params, mm2_agent.kill)
     except Exception as e:
         Logger.error(u"Could not stop the healer this START launched: %s" % text(e))
     try:
         import mm2_ams
-        mm2_ams.stop_sender(params, _kill)
+        mm2_ams.stop_sender(params, mm2_agent.kill)
     except Exception as e:
         Logger.error(u"Could not stop the AMS sender this START launched: %s" % text(e))
     try:
         pids, _ = process.pids_to_stop(params.mm2_pid_file, params.mm2_properties_file)
         for pid in pids:
-            outcome = process.stop_process(pid, params.mm2_properties_file, params.mm2_stop_timeout, kill=_kill)
+            outcome = process.stop_process(pid, params.mm2_properties_file, params.mm2_stop_timeout,
+                                           kill=mm2_agent.kill)
             Logger.info(u"Stopped what this START launched: %s" % text(outcome.detail))
     except Exception as e:
         Logger.error(u"Could not stop the MirrorMaker 2 this START launched: %s" % text(e))
@@ -240,12 +223,12 @@ def undo_start(params):
 
 
 def stop(params):
-    import mm2_setup
-    mm2_setup.check_names_for_this_agent(params)
+    mm2_agent.check_names_for_this_agent(params)
     import mm2_connect
-    mm2_connect.stop_healer(params, _kill)   # in either mode: a healer left from connect mode never outlives STOP
+    # in either mode: a healer left from connect mode never outlives STOP
+    mm2_connect.stop_healer(params, mm2_agent.kill)
     import mm2_ams
-    mm2_ams.stop_sender(params, _kill)
+    mm2_ams.stop_sender(params, mm2_agent.kill)
     pids, current = process.pids_to_stop(params.mm2_pid_file, params.mm2_properties_file)
     if not current.running:
         Logger.info(u"MirrorMaker 2 is not running according to its pid file: %s" % text(current.detail))
@@ -253,7 +236,7 @@ def stop(params):
     for pid in pids:
         Logger.info("Stopping MirrorMaker 2 (pid %d): SIGTERM, then SIGKILL after %ss"
                     % (pid, params.mm2_stop_timeout))
-        outcome = process.stop_process(pid, params.mm2_properties_file, params.mm2_stop_timeout, kill=_kill)
+        outcome = process.stop_process(pid, params.mm2_properties_file, params.mm2_stop_timeout, kill=mm2_agent.kill)
         (Logger.info if outcome.ok else Logger.error)(outcome.detail)
         if not outcome.ok:
             failures.append(outcome.detail)

@@ -6,7 +6,6 @@ File + InlineTemplate (the content never reaches the agent log) and never with P
 """
 import io
 import os
-import sys
 from contextlib import contextmanager
 
 from resource_management.core.exceptions import Fail
@@ -14,68 +13,12 @@ from resource_management.core.logger import Logger
 from resource_management.core.resources.system import Directory, Execute, File
 from resource_management.core.source import InlineTemplate, Template
 
+import mm2_agent
 from mm2_core.formats import keystore
 from mm2_core.formats.text import native, text
 from mm2_core.host import install
 
 JMX_EXPORTER_RULES = "jmx_exporter_mm2.yaml"   # package/files/, shipped with the alerts
-
-
-class Refused(Fail):
-    """A command refused in the current run mode, Kafka version or state, or for want of its input: nothing
-    was done, and the operator reads one line that says why and the way out, with no traceback (mm2_driver's
-    reports_fail ends the command through Ambari's Script.fail_with_error)."""
-    refused = True
-
-
-def require_installation(params):
-    if params.installation_error:
-        raise Fail(params.installation_error)
-    check_names_for_this_agent(params)
-
-
-def names_used_by_resources(params):
-    """(property, value) of every value that ends up in an Ambari resource's name or user."""
-    from mm2_core.config import names
-    found = [("%s/mm2_user" % names.ENV, params.mm2_user), ("cluster-env/user_group", params.user_group),
-             ("%s/mm2_conf_dir" % names.ENV, params.mm2_conf_dir), ("%s/mm2_log_dir" % names.ENV, params.mm2_log_dir),
-             ("%s/mm2_pid_dir" % names.ENV, params.mm2_pid_dir)]
-    if params.kafka_home:
-        found.append(("%s/kafka_home (Kafka installation)" % names.ENV, params.kafka_home))
-    if params.security_enabled:
-        found += [("%s/mm2_keytab" % names.ENV, params.mm2_keytab),
-                  ("%s/mm2_principal_name" % names.ENV, params.mm2_principal)]
-    return found
-
-
-def check_names_for_this_agent(params):
-    """Ambari 2.7 agents (Python 2) cannot log, and so cannot run, a resource whose path or
-    user is not ASCII: say which property to change instead of failing inside Ambari."""
-    if sys.version_info[0] != 2:
-        return
-    for prop, value in names_used_by_resources(params):
-        if any(ord(c) > 127 for c in text(value or u"")):
-            raise Fail(u"%s is %s: the Ambari 2.7 agent (Python 2) cannot manage files, directories or users "
-                       u"whose names are not ASCII. Use an ASCII name here (Ambari 3 agents accept it)."
-                       % (prop, text(value)))
-
-
-def render_files(params):
-    """Rendering of the MM2 files for this host; Fail with every validation problem."""
-    from mm2_core.config import problems
-    from mm2_core.rendering import render
-    try:
-        return render.render_mm2(params.plain_configurations(), params.kafka_version, params.hostname,
-                                 params.mm2_conf_dir, local_kafka=local_kafka(params))
-    except problems.ConfigError as e:
-        raise Fail(u"The MirrorMaker 2 configuration is invalid; nothing was written and the previous "
-                   u"files are kept:\n%s" % text(e))
-
-
-def local_kafka(params):
-    """This Ambari cluster's own Kafka (the default target in simple mode), if any."""
-    from mm2_core.config.local_kafka import local_kafka_from
-    return local_kafka_from(params.plain_configurations(), params.kafka_broker_hosts)
 
 
 def _read_manifest(path):
@@ -216,8 +159,8 @@ def write_files(params, files, removed):
 
 
 def configure(params, basedir):
-    require_installation(params)
-    rendering = render_files(params)   # validation first: a bad config writes nothing
+    mm2_agent.require_installation(params)
+    rendering = mm2_agent.render_files(params)   # validation first: a bad config writes nothing
     import mm2_connect
     from mm2_core.connect import live
     refused = live.dedicated_problem(params.mm2_run_mode, getattr(params, "live_flow_settings", ""))
@@ -236,6 +179,41 @@ def configure(params, basedir):
     Logger.info("MirrorMaker 2 configured for Kafka %s (%s) from %s" % (
         params.kafka_version, params.kafka_version_origin, params.kafka_home))
     return rendering
+
+
+def reload_configs(params, basedir, restart):
+    """Refresh configs (RECONFIGURE reload_configs): connector changes go live; a changed worker file restarts."""
+    import mm2_connect
+    import mm2_service
+    from mm2_core.connect import connect_rest
+    before = _read(mm2_connect.worker_file(params))
+    rendering = configure(params, basedir)
+    if not mm2_service.running(params):
+        Logger.info("MirrorMaker 2 is not running on this host: the files are rendered; START applies them")
+        return {"created": [], "updated": [], "deleted": [], "unchanged": [], "running": False}
+    if not mm2_connect.enabled(params):
+        Logger.info("Dedicated mode reads its configuration only at start: restarting MirrorMaker 2")
+        return restart()
+    after = _read(mm2_connect.worker_file(params))
+    if before != after:
+        Logger.info("The Connect worker's own settings changed (%s): restarting the worker"
+                    % mm2_connect.worker_file(params))
+        return restart()
+    try:
+        result = mm2_connect.apply_connectors(params, rendering.connect_plan)
+    except connect_rest.ConnectError as e:
+        raise Fail(u"Cannot apply the connector changes to this driver's Kafka Connect worker: %s" % text(e))
+    Logger.info(u"Applied without a restart: %d created, %d updated, %d deleted, %d unchanged" % (
+        len(result["created"]), len(result["updated"]), len(result["deleted"]), len(result["unchanged"])))
+    return result
+
+
+def _read(path):
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except (IOError, OSError):
+        return None
 
 
 def install_kafka(params, tmp_dir):

@@ -95,9 +95,8 @@ def _read(path):
 
 def prepare(params):
     """(job plan, spark choice, pyspark python) for this host, or Fail naming what to fix."""
-    import mm2_setup
-    mm2_setup.require_installation(params)
-    rendering = mm2_setup.render_files(params)
+    import mm2_agent
+    rendering = mm2_agent.render(params)
     try:
         settings = plan.verify_settings(params.plain_configurations())
         flows, clusters = plan.view_from_rendering(rendering, _secrets(rendering))
@@ -170,8 +169,8 @@ def run(script, env):
             os.symlink(path, os.path.join(work_dir, name))
         plan_file = os.path.join(work_dir, "plan.json")
         _write_private(plan_file, json.dumps(job_plan, sort_keys=True), uid, gid)
-        import mm2_service
-        mm2_service.kinit(params)
+        import mm2_agent
+        mm2_agent.kinit(params)
         argv = plan.spark_submit_argv(spark, JOB, plan_file, report, plot, summary,
                                       shlex.split(settings["spark_submit_args"]), files)
         # su -l starts in the user's home: change to work_dir inside the command.

@@ -1,10 +1,11 @@
 """The facts of the offset-sync translation as the agent reads them (mm2_cutover.committed_offsets,
-read_offset_syncs, judge_groups; mm2_commands._translation_inputs), with a scripted tool runner: which tool runs
+read_offset_syncs, judge_groups; mm2_export.translation_inputs), with a scripted tool runner: which tool runs
 where, what is kept, and what a source that cannot be read leaves (MM2's checkpoints, unchecked). The translation
 itself is pure: tests/core/test_translation.py."""
-import mm2_commands
 import mm2_cutover
+import mm2_export
 import mm2_kafka_cli
+from mm2_core.dr import failover
 from mm2_core.kafkatools.records import Checkpoint
 from mm2_core.rendering import render
 
@@ -66,7 +67,7 @@ def test_the_export_reads_the_sources_groups_and_the_offset_syncs_up_to_their_en
     rendering = _rendering()
     (flow,) = rendering.topology.enabled_flows
     cli = Cli()
-    committed, syncs, notes = mm2_commands._translation_inputs(cli, rendering, flow, [])
+    committed, syncs, notes = mm2_export.translation_inputs(cli, rendering, flow, [])
     # the flow's groups filter (console-consumer-* excluded by default) and topics: never internal ones, nor
     # west.orders (it came from the target: MM2's cycle check)
     assert committed == {"app": {("orders", 0): 1696, ("orders", 1): 617, ("orders", 2): 608}}
@@ -79,7 +80,7 @@ def test_a_source_that_cannot_be_read_leaves_the_checkpoints_unchecked_and_says_
     rendering = _rendering()
     (flow,) = rendering.topology.enabled_flows
     cli = Cli(describe=(124, ""))
-    committed, syncs, notes = mm2_commands._translation_inputs(cli, rendering, flow, [])
+    committed, syncs, notes = mm2_export.translation_inputs(cli, rendering, flow, [])
     assert committed is None and syncs == {} and len(cli.calls) == 1
     assert notes[0].startswith("only MM2's checkpoints are exported, unchecked: the committed offsets on east could "
                                "not be read")
@@ -96,7 +97,7 @@ def test_failover_judges_each_group_by_partition(monkeypatch):
     assert judged["app"]["untranslated"] == ["orders-2"] and judged["app"]["from_offset_syncs"] == ["orders-1"]
     assert [(c.topic, c.partition, c.downstream) for c in judged["app"]["apply"]] == [
         ("east.orders", 0, 1600), ("east.orders", 1, 601)]
-    assert "cannot translate orders-2" in mm2_cutover.cutover.failover_refusal(flow.name, "west", judged["app"])
+    assert "cannot translate orders-2" in failover.failover_refusal(flow.name, "west", judged["app"])
     assert Log.lines == ["Group app: orders-0: committed 1696 -> 1600 (checkpoint, re-reads <= 96); orders-1: "
                          "committed 617 -> 601 (offset-sync, re-reads <= 16); orders-2: committed 608, cannot be "
                          "translated"]

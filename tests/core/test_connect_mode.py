@@ -268,7 +268,7 @@ def test_a_retired_flow_is_put_back_running_by_the_start_that_enables_it_again()
     """FLOW_SEED retire= writes a connect-mode flow's copying connectors enabled=false with no tasks into the
     worker's config topic (a failback under identity); the START that enables the flow again must not leave them
     so: the rendered configuration (enabled=true) differs, so the reconcile PUTs it and Connect generates tasks."""
-    from mm2_core.connect import flow_positions
+    from mm2_core.dr import flow_positions
     from mm2_core.kafka import connect_configs
     _rendering, plan = plan_of("aggregation-three-into-one")
     flow = "emea->central"

@@ -1,14 +1,14 @@
-"""The cut-over gate's pure rules (mm2_core.host.cutover): the verdict, the silent-loss rule (the parsers of the tools'
+"""The cut-over gate's pure rules (mm2_core.dr.cutover): the verdict, the silent-loss rule (the parsers of the tools'
 output it reads are the Kafka boundary's: tests/core/test_kafkatools.py)."""
 import pytest
 
-from mm2_core.host import cutover, translation
+from mm2_core.dr import cutover, failover, translation
 from mm2_core.kafkatools.records import Checkpoint
 
 def test_refusal_names_the_group_and_what_to_do():
-    assert cutover.refusal("idle", "A->B", "B", "Empty", 0) is None
-    assert cutover.refusal("gone", "A->B", "B", "Dead", 0) is None
-    why = cutover.refusal("busy", "A->B", "B", "Stable", 1)
+    assert failover.refusal("idle", "A->B", "B", "Empty", 0) is None
+    assert failover.refusal("gone", "A->B", "B", "Dead", 0) is None
+    why = failover.refusal("busy", "A->B", "B", "Stable", 1)
     assert why.startswith("group busy has 1 active member(s) on B (state Stable): stop its consumers on B")
 
 
@@ -112,20 +112,20 @@ def test_bad_thresholds_are_refused_by_name(given, message):
 
 
 def test_partition_offsets_parameter_is_parsed_and_bad_items_named():
-    assert cutover.parse_partition_offsets(" orders-0=12, my-topic-3=0 ,") == {("orders", 0): 12, ("my-topic", 3): 0}
-    assert cutover.parse_partition_offsets("") == {}
+    assert failover.parse_partition_offsets(" orders-0=12, my-topic-3=0 ,") == {("orders", 0): 12, ("my-topic", 3): 0}
+    assert failover.parse_partition_offsets("") == {}
     for bad in ("orders=1", "orders-x=1", "orders-0=-1", "orders-0"):
         with pytest.raises(ValueError) as info:
-            cutover.parse_partition_offsets(bad)
+            failover.parse_partition_offsets(bad)
         assert "'%s': give topic-partition=offset" % bad in str(info.value)
 
 
 def test_translated_offsets_are_capped_where_the_source_has_records_never_replicated():
     rows = "orders,0,120\norders,1,40\nother,0,9\n"
-    capped_rows, capped = cutover.cap_rows(rows, {("orders", 0): 100, ("orders", 1): 50})
+    capped_rows, capped = failover.cap_rows(rows, {("orders", 0): 100, ("orders", 1): 50})
     assert capped_rows == "orders,0,100\norders,1,40\nother,0,9\n"
     assert capped == ["orders-0: 120 -> 100"]
-    assert cutover.cap_rows(rows, {}) == (rows, [])
+    assert failover.cap_rows(rows, {}) == (rows, [])
 
 
 def test_each_group_is_judged_on_its_own_checkpoints_among_many_groups():

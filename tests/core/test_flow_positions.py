@@ -1,9 +1,10 @@
-"""Where a flow's source positions live and which way of changing them is safe (mm2_core.connect.flow_positions),
+"""Where a flow's source positions live and which way of changing them is safe (mm2_core.dr.flow_positions),
 on both Pythons: the run mode's offsets topic and key, the offsets API only on a running 3.6+ worker with the flow's
 connector, refusals that name the flow, the version and what to do instead."""
 import pytest
 
-from mm2_core.connect import flow_control, flow_positions as fp
+from mm2_core.connect import flow_control
+from mm2_core.dr import flow_positions as fp
 from mm2_core.kafka import connect_offsets
 
 

@@ -1,11 +1,11 @@
-"""Where a failed-over group starts on the target (mm2_core.host.translation): MM2's checkpoint, else the offset syncs
+"""Where a failed-over group starts on the target (mm2_core.dr.translation): MM2's checkpoint, else the offset syncs
 still in the offset-syncs topic (Kafka's own OffsetSyncStore.translateDownstream rule), else none; never past a
 record that was not copied. The parser of the records is the Kafka boundary's (tests/core/test_kafkatools.py)."""
 import random
 
 import pytest
 
-from mm2_core.host import cutover, translation as tr
+from mm2_core.dr import cutover, failover, translation as tr
 from mm2_core.kafkatools import records as kr
 from mm2_core.kafkatools.records import Checkpoint
 
@@ -106,7 +106,7 @@ def test_the_issue_case_every_committed_partition_gets_an_answer_and_its_source(
     applied = tr.applicable("g", rows, cps)
     assert [(c.topic, c.partition, c.downstream, c.metadata) for c in applied] == [
         ("A.t", 0, 1600, "checkpoint"), ("A.t", 1, 601, "offset-sync"), ("A.t", 2, 590, "offset-sync")]
-    assert cutover.offsets_csv_rows(applied, "g") == "A.t,0,1600\nA.t,1,601\nA.t,2,590\n"
+    assert failover.offsets_csv_rows(applied, "g") == "A.t,0,1600\nA.t,1,601\nA.t,2,590\n"
 
 
 def test_a_partition_without_checkpoint_or_usable_sync_cannot_be_translated():
@@ -224,13 +224,44 @@ def test_a_skip_is_named_by_partition():
 def test_failover_refuses_a_group_that_would_skip_or_cannot_be_translated_naming_the_partitions():
     rows = tr.group_rows({("t", 0): 80, ("t", 1): 5, ("t", 2): 7}, [Checkpoint("g", "A.t", 0, 110, 110)], mirrored,
                          {("t", 0): [(110, 110)], ("t", 2): [(7, 3)]})
-    why = cutover.failover_refusal("A->B", "B", cutover.group_entry("g", rows))
+    why = failover.failover_refusal("A->B", "B", cutover.group_entry("g", rows))
     assert why == ("group g of A->B is not moved to B: it would skip 30 record(s) on t-0 and cannot translate t-1 "
                    "(no checkpoint of MM2 and no offset sync at or before the group's offset); nothing was changed "
                    "for it (wait for MM2 to checkpoint it, or move it by hand with kafka-consumer-groups "
                    "--reset-offsets)")
     fine = tr.group_rows({("t", 2): 7}, [], mirrored, {("t", 2): [(7, 3)]})
-    assert cutover.failover_refusal("A->B", "B", cutover.group_entry("g", fine)) is None
+    assert failover.failover_refusal("A->B", "B", cutover.group_entry("g", fine)) is None
+
+
+def test_failover_judges_each_group_and_plans_its_reset_capped_where_a_failback_must_not_pass():
+    cps = [Checkpoint("g", "A.t", 0, 100, 100), Checkpoint("busy", "A.t", 0, 50, 50)]
+    committed = {"g": {("t", 0): 100, ("t", 1): 7}, "busy": {("t", 0): 50}}
+    judged = failover.judge_groups(["g", "busy"], committed, cps, mirrored, {("t", 1): [(7, 3)]})
+    assert [(c.topic, c.partition, c.downstream, c.metadata) for c in judged["g"]["apply"]] == [
+        ("A.t", 0, 100, "checkpoint"), ("A.t", 1, 3, "offset-sync")]
+    assert judged["g"]["skipped"] == 0 and judged["g"]["sources"] == {"checkpoint": 1, "offset-sync": 1}
+    rows, capped, why = failover.group_plan("g", "A->B", "B", "Empty", 0, judged["g"], [], {("A.t", 0): 90})
+    assert (rows, capped, why) == ("A.t,0,90\nA.t,1,3\n", ["A.t-0: 100 -> 90"], None)
+    assert failover.group_plan("busy", "A->B", "B", "Stable", 2, judged["busy"], [], {})[:2] == (None, [])
+    assert "has 2 active member(s) on B" in failover.group_plan("busy", "A->B", "B", "Stable", 2, None, [], {})[2]
+    # the source could not be read: MM2's checkpoints of the group, as written
+    assert failover.group_plan("busy", "A->B", "B", "Empty", 0, None, cps, {}) == ("A.t,0,50\n", [], None)
+
+
+@pytest.mark.parametrize("policy,expected", [
+    ("", {"east.orders-0": 5, "east.orders-1": 6}),                      # prefixed: only the copies of east's topics
+    ("identity", {"orders-0": 9, "east.orders-0": 5, "east.orders-1": 6})])   # identity: every matched topic
+def test_a_failback_starts_the_reverse_flow_at_the_ends_of_the_flows_topics_on_its_target(policy, expected):
+    from mm2_core.rendering import render
+    configs = {"kafka-mm2-clusters": {"source.alias": "east", "source.bootstrap.servers": "e1:9092",
+                                      "target.alias": "west", "target.bootstrap.servers": "w1:9092"}}
+    if policy:
+        configs["kafka-mm2-replication"] = {"replication.policy": policy}
+    topo = render.render_mm2(configs, "3.6.2", "h", "/etc/kafka-mm2/conf").topology
+    (flow,) = topo.enabled_flows
+    ends = {("orders", 0): 9, ("east.orders", 0): 5, ("east.orders", 1): 6, ("east.heartbeats", 0): 3,
+            ("heartbeats", 0): 2, ("mm2-offsets.east.internal", 0): 4, ("__consumer_offsets", 0): 1}
+    assert failover.flow_target_ends(ends, topo, flow) == expected
 
 
 def test_the_offset_syncs_are_read_through_mm2s_formatter_and_parsed_by_the_boundary():

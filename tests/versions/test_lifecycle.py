@@ -294,7 +294,7 @@ def test_case_set_on_the_version(name, mpack, drivers, kafka_pool, tmp_path):
                 t["source"] == "checkpoint" for t in exported[done_group]["translation"].values())
             mid = mid_group in exported and len(exported[mid_group]["offsets"]) == len(committed[mid_group])
             # every committed partition of the mid group is exported on every line: MM2's checkpoint, else (before
-            # 3.7.1 MM2 has none for a group behind its restart) the offset syncs (mm2_core.host.translation)
+            # 3.7.1 MM2 has none for a group behind its restart) the offset syncs (mm2_core.dr.translation)
             return done and (mid or not mid_offsets) and run
         export = rk.wait_until(translated, 300, interval=5, what="checkpoints of %s and %s" % (done_group, mid_group))
         steps("EXPORT_TRANSLATED_OFFSETS (groups %s)" % sorted(g for g in exported if g in committed))

@@ -9,7 +9,7 @@ import time
 from mm2_verify_job.spec import (
     BadInput, KAFKA_COLUMNS, format_ms, java_topic_pattern, remote_topic, source_excludes,
     topic_matcher, upstream_topic)
-from mm2_verify_job.inputs import _functions, kafka_read_options, read_dump, read_kafka
+from mm2_verify_job.inputs import spark_functions, kafka_read_options, read_dump, read_kafka
 from mm2_verify_job.offsets import check_failover_offsets, offsets_wanted
 from mm2_verify_job.report import COUNT_FIELDS, completeness, flow_report, status_of
 
@@ -30,7 +30,7 @@ def fingerprint(F, columns):
 def narrow(frame, spec, topic_expr):
     """The few columns the comparison needs: topic (source name), partition, offset, ts_ms,
     fp1/fp2 (content fingerprint) and kh (key hash)."""
-    F = _functions()
+    F = spark_functions()
     names = set(f.name for f in frame.schema.fields)
     timestamp_type = dict((f.name, f.dataType.simpleString()) for f in frame.schema.fields)["timestamp"]
     if timestamp_type == "bigint":
@@ -59,7 +59,7 @@ def narrow(frame, spec, topic_expr):
 def select_source(spark, spec):
     """Narrow source records in the range.  Kafka reads only the flow's topics; for a dump the
     caller picks the topics from the span (one cheap job instead of a separate topic scan)."""
-    F = _functions()
+    F = spark_functions()
     src = spec["source"]
     if src["kind"] == "kafka":
         if spec["mode"] == "offsets":
@@ -118,7 +118,7 @@ def _time_condition(F, spec):
 
 def select_target(spark, spec, source_topics, span):
     """Narrow target records of the mirrored topics, renamed back to their source topic."""
-    F = _functions()
+    F = spark_functions()
     tgt = spec["target"]
     prefix = "" if spec["policy"] == "identity" else spec["source_alias"] + spec["separator"]
     if tgt["kind"] == "kafka":
@@ -163,7 +163,7 @@ def select_target(spark, spec, source_topics, span):
 
 def compute_span(source):
     """{(topic, partition): {records, min/max offset, min/max ts}} of the source range."""
-    F = _functions()
+    F = spark_functions()
     rows = source.groupBy("topic", "partition").agg(
         F.count(F.lit(1)).alias("records"), F.min("offset").alias("min_offset"),
         F.max("offset").alias("max_offset"), F.min("ts_ms").alias("min_ts"),
@@ -179,7 +179,7 @@ def flag_target_range(spark, spec, target, span):
     outside it can match, and it keeps target records newer than the source read out of "extra".
     Records outside are only counted (target_outside_range).
     """
-    F = _functions()
+    F = spark_functions()
     if spec["mode"] == "time":
         return target.withColumn("in_range", _time_condition(F, spec)).withColumn("edge", F.lit(False))
     if "timestamp" not in spec["match_on"]:  # e.g. LogAppendTime on the target
@@ -198,7 +198,7 @@ def flag_target_range(spark, spec, target, span):
 def tail_flag(spark, spec, source, span, tail_end_ms):
     """Source rows inside the pending window: the last pending_window_ms before the range end
     (timestamp) or the last pending_records offsets of the partition."""
-    F = _functions()
+    F = spark_functions()
     flag = F.lit(False)
     if spec["pending_window_ms"] > 0 and tail_end_ms is not None:
         flag = F.col("ts_ms") >= F.lit(tail_end_ms - spec["pending_window_ms"])
@@ -236,7 +236,7 @@ def partition_stats(source, target, partitions=None):
     pass over the content groups: about 20% slower on the benchmark.)  Only per-partition rows
     reach the driver."""
     from pyspark.sql import Window
-    F = _functions()
+    F = spark_functions()
     columns = ["topic", "partition", "kh", "fp1", "fp2", "offset", "tail", "in_range", "edge", "is_src"]
     both = source.withColumn("is_src", F.lit(1)).withColumn("in_range", F.lit(True)).withColumn(
         "edge", F.lit(False)).select(*columns).unionByName(
@@ -310,7 +310,7 @@ def partition_stats(source, target, partitions=None):
 
 def verify_flow(spark, spec):
     """Run one flow's comparison; returns its report section (a dict)."""
-    F = _functions()
+    F = spark_functions()
     started = time.time()
     source = select_source(spark, spec)
     cached = []

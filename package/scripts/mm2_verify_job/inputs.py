@@ -7,7 +7,7 @@ import json
 import re
 
 from mm2_verify_job.spec import (
-    ACCEPTED_TYPES, BadInput, KAFKA_COLUMNS, OPTIONAL_COLUMNS, REDACTION_REGEX, _offsets_json)
+    ACCEPTED_TYPES, BadInput, KAFKA_COLUMNS, OPTIONAL_COLUMNS, REDACTION_REGEX, offsets_json)
 
 
 # ---------------------------------------------------------------- Kafka source options
@@ -36,8 +36,8 @@ def kafka_read_options(client_options, pattern=None, assign=None, starting=None,
     else:
         options["subscribePattern"] = pattern
     if starting is not None:
-        options["startingOffsets"] = json.dumps(_offsets_json(starting), sort_keys=True)
-        options["endingOffsets"] = json.dumps(_offsets_json(ending), sort_keys=True)
+        options["startingOffsets"] = json.dumps(offsets_json(starting), sort_keys=True)
+        options["endingOffsets"] = json.dumps(offsets_json(ending), sort_keys=True)
     elif spark_version_tuple(spark_version) >= (3, 2) and (start_ms is not None or end_ms is not None):
         if start_ms is not None:
             options["startingTimestamp"] = str(start_ms)
@@ -182,7 +182,7 @@ def read_dump(spark, spec, where):
     epoch milliseconds (what most dump tools write); Spark's own JSON reader would take a number
     for seconds, so the column is read as text and converted here.
     """
-    F = _functions()
+    F = spark_functions()
     reader = spark.read
     try:
         if spec["kind"] == "json":
@@ -223,7 +223,7 @@ UNREADABLE_SHOWN = 3
 def check_readable(frame, spec, where):
     """Exit 2 naming the file and the record when a dump has records the job cannot use:
     a line that is not JSON, or a record without topic, partition, offset or timestamp."""
-    F = _functions()
+    F = spark_functions()
     names = set(f.name for f in frame.schema.fields)
     required = ("topic", "partition", "offset", "timestamp")
     bad = F.lit(False)
@@ -275,7 +275,7 @@ def java_reason(exc):
     for line in lines:
         if not line.startswith(("An error occurred while calling", "at ", "py4j")):
             return line[:600]
-    return _first_line(exc)
+    return first_line(exc)
 
 
 def read_kafka(spark, options, where):
@@ -294,10 +294,11 @@ def read_kafka(spark, options, where):
         raise
 
 
-def _first_line(exc):
+def first_line(exc):
     return str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
 
 
-def _functions():
+def spark_functions():
+    """pyspark.sql.functions, imported when a job runs (the planner and the tests without Spark never import it)."""
     from pyspark.sql import functions as F
     return F

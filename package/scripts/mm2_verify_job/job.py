@@ -54,7 +54,7 @@ from mm2_verify_job.spec import (  # noqa: F401 (the job module's public names)
     parse_duration_ms, parse_flow, parse_time_ms, POLICIES, remote_topic, REPORT_VERSION,
     source_excludes, spark_subscribes, split_patterns, topic_matcher, upstream_topic)
 from mm2_verify_job.inputs import (  # noqa: F401 (the job module's public names)
-    _first_line, build_session, connector_conf, connector_coordinate, connector_submit_args,
+    first_line, build_session, connector_conf, connector_coordinate, connector_submit_args,
     CORRUPT_COLUMN, installed_spark, kafka_connector, kafka_read_options, kafka_schema, read_dump,
     schema_problems)
 from mm2_verify_job.offsets import (  # noqa: F401 (the job module's public names)
@@ -280,7 +280,7 @@ def run(argv, spark=None, out=None):
             if os.environ.get("MM2_VERIFY_TRACEBACK"):
                 traceback.print_exc()
             sys.stderr.write("mm2-verify: the verification could not run: %s%s\n" % (
-                _first_line(exc), "" if os.environ.get("MM2_VERIFY_TRACEBACK") else
+                first_line(exc), "" if os.environ.get("MM2_VERIFY_TRACEBACK") else
                 " (set MM2_VERIFY_TRACEBACK=1 to see the stack trace)"))
             return EXIT_RUNTIME, None
     finally:

@@ -6,7 +6,7 @@ Per consumer group and partition: records a consumer failing over to the target 
 """
 
 from mm2_verify_job.spec import BadInput, java_quote, remote_topic, topic_matcher, upstream_topic
-from mm2_verify_job.inputs import _functions, java_reason, kafka_read_options, read_kafka
+from mm2_verify_job.inputs import spark_functions, java_reason, kafka_read_options, read_kafka
 
 
 # ---------------------------------------------------------------- failover offsets (checkpoints)
@@ -36,7 +36,7 @@ def read_checkpoints(spark, spec):
     """{(group, source topic, partition): (upstream, downstream)}: the last checkpoint per key of
     the flow's checkpoints topic on the target (compacted on that key)."""
     from mm2_core.kafkatools import records as kafka_records
-    F = _functions()
+    F = spark_functions()
     options = kafka_read_options(spec["target"]["options"],
                                  pattern=checkpoint_topic_pattern(spec["source_alias"], spec["separator"]),
                                  spark_version=spark.version)
@@ -107,7 +107,7 @@ def failover_counts(spark, source, target, entries):
     start (the checkpoint's downstream offset D) against where it stopped on the source (the
     committed offset C).  Re-read: records before C with a copy at or after D.  Skipped: records
     at or after C whose every copy lies before D (never seen after failover)."""
-    F = _functions()
+    F = spark_functions()
     from pyspark.sql import types as T
     checked = [e for e in entries if e["in_range"] and e["checkpoint_downstream"] is not None]
     if not checked:

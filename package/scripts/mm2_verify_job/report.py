@@ -3,7 +3,7 @@ import json
 import time
 
 from mm2_verify_job.spec import (
-    BadInput, EXIT_FAILED, EXIT_OK, REPORT_VERSION, _offsets_json, format_duration, format_ms)
+    BadInput, EXIT_FAILED, EXIT_OK, REPORT_VERSION, offsets_json, format_duration, format_ms)
 
 
 COUNT_FIELDS = ("source_records", "target_records", "matched", "missing", "pending", "duplicates",
@@ -56,8 +56,8 @@ def flow_report(spec, partitions, tail_end_ms, seconds, offsets=None):
             "mode": spec["mode"],
             "since": format_ms(spec["since_ms"]),
             "until": format_ms(spec["until_ms"]),
-            "starting_offsets": spec["starting_offsets"] and _offsets_json(spec["starting_offsets"]),
-            "ending_offsets": spec["ending_offsets"] and _offsets_json(spec["ending_offsets"]),
+            "starting_offsets": spec["starting_offsets"] and offsets_json(spec["starting_offsets"]),
+            "ending_offsets": spec["ending_offsets"] and offsets_json(spec["ending_offsets"]),
         },
         "settings": {
             "topics": spec["topics"],

@@ -314,5 +314,5 @@ def normalize_spec(raw, now_ms):
     }
 
 
-def _offsets_json(offsets):
+def offsets_json(offsets):
     return dict((t, dict((str(p), o) for p, o in v.items())) for t, v in offsets.items())

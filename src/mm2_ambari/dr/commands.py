@@ -5,7 +5,7 @@ Exit codes: 0 ready / done, 1 not ready or a step failed (rerun resumes), 2 bad 
 import argparse
 import json
 
-from mm2_core.host import cutover
+from mm2_core.dr import cutover
 from mm2_core.model import groups as group_rules
 from mm2_ambari.common import cli_args, inputs
 from mm2_ambari.common.errors import BadInput, OperationFailed

@@ -6,7 +6,7 @@ same time. Running the same command again resumes: steps done are skipped, a fai
 the groups already moved are not touched again (their consumers may be running on the target by then).
 
 The steps drive the agent's custom commands through a backend: Ambari's REST API (AmbariBackend), or in the
-tests the agent's scripts directly. Decisions about readiness are the agent's (mm2_core.host.cutover).
+tests the agent's scripts directly. Decisions about readiness are the agent's (mm2_core.dr.cutover).
 """
 import errno
 import fcntl
@@ -15,7 +15,7 @@ import os
 import time
 
 from mm2_core.config import names
-from mm2_core.host import cutover
+from mm2_core.dr import cutover
 from mm2_ambari.common.errors import BadInput, OperationFailed
 
 STEPS = ("gate", "flow", "groups", "verify", "record")

@@ -88,7 +88,7 @@ def with_names(url, names):
     return url + ("&" if "?" in url else "?") + query
 
 
-def _ssl_context(ca_file, verify):
+def ssl_context(ca_file, verify):
     if not verify:
         ctx = ssl.create_default_context()
         ctx.check_hostname = False
@@ -97,7 +97,7 @@ def _ssl_context(ca_file, verify):
     return ssl.create_default_context(cafile=ca_file or None)
 
 
-def _printable(data, limit=80):
+def printable(data, limit=80):
     """A short printable rendering of what a peer sent (never raw bytes in an alert text)."""
     if not isinstance(data, str):
         data = data.decode("latin-1")
@@ -105,7 +105,7 @@ def _printable(data, limit=80):
     return text + ("..." if len(data) > limit else "")
 
 
-class _Conn(object):
+class Conn(object):
     """A socket whose every operation is bounded by the time left until `deadline`."""
 
     def __init__(self, host, port, deadline, context=None):
@@ -153,7 +153,7 @@ class _Conn(object):
             pass
 
 
-def _read_head(conn, buf):
+def read_head(conn, buf):
     """Status code, reason and headers; buf keeps what came after them."""
     while True:
         end = buf.find(b"\r\n\r\n")
@@ -178,7 +178,7 @@ def _read_head(conn, buf):
     try:
         status = int(parts[1])
     except (IndexError, ValueError):
-        raise FetchError(OTHER, "the endpoint sent a malformed HTTP status line: %s" % _printable(lines[0]))
+        raise FetchError(OTHER, "the endpoint sent a malformed HTTP status line: %s" % printable(lines[0]))
     headers = {}
     for line in lines[1:]:
         name, sep, value = line.partition(":")
@@ -196,7 +196,7 @@ def _read_body(conn, buf, headers):
         try:
             length = int(length)
         except ValueError:
-            raise FetchError(OTHER, "the endpoint sent a malformed Content-Length: %s" % _printable(length))
+            raise FetchError(OTHER, "the endpoint sent a malformed Content-Length: %s" % printable(length))
         if length > MAX_BYTES:
             raise FetchError(OTHER, "the answer is larger than %d MB" % (MAX_BYTES >> 20))
         while len(buf) < length:
@@ -253,7 +253,7 @@ def _charset(headers):
     return "utf-8"
 
 
-def _classify(exc):
+def classify(exc):
     if isinstance(exc, FetchError):
         return exc.kind, str(exc)
     if isinstance(exc, socket.timeout) or "timed out" in str(exc):
@@ -286,13 +286,13 @@ def _request(url, deadline, ca_file, verify, username, password):
     if username:
         token = base64.b64encode(("%s:%s" % (username, password)).encode("utf-8"))
         lines.append("Authorization: Basic " + token.decode("ascii"))
-    conn = _Conn(host, port, deadline, _ssl_context(ca_file, verify) if https else None)
+    conn = Conn(host, port, deadline, ssl_context(ca_file, verify) if https else None)
     try:
         conn.send(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
         buf = bytearray()
-        status, reason, headers = _read_head(conn, buf)
+        status, reason, headers = read_head(conn, buf)
         if status != 200:
-            raise FetchError(AUTH if status in (401, 403) else HTTP, "HTTP %d %s" % (status, _printable(reason, 60)))
+            raise FetchError(AUTH if status in (401, 403) else HTTP, "HTTP %d %s" % (status, printable(reason, 60)))
         body = _read_body(conn, buf, headers)
     finally:
         conn.close()
@@ -312,7 +312,7 @@ def fetch(url, timeout=5.0, ca_file="", verify=True, username="", password="", d
             return Fetched(url, error=problem, kind=INCOMPLETE, elapsed=_now() - start, status=status)
         return Fetched(url, text=text, elapsed=_now() - start, status=status)
     except Exception as e:  # the agent must never see an exception from here
-        kind, message = _classify(e)
+        kind, message = classify(e)
         return Fetched(url, error=message, kind=kind, elapsed=_now() - start)
 
 

@@ -6,7 +6,7 @@ of TimelineMetric records: metricname, appid, hostname, starttime, timestamp, ty
 of epoch milliseconds (as strings) to numbers; Jackson rejects other fields. One point per series a minute,
 bounded to service_metrics.MAX_SERIES_PER_HOST series.
 
-Cost and safety: a post is one short connection whose every step is bounded by a deadline (alert_fetch._Conn);
+Cost and safety: a post is one short connection whose every step is bounded by a deadline (alert_fetch.Conn);
 a collector that is down, refuses, answers slowly or with an error costs at most that deadline and the
 minute's points (nothing is queued for later), and the sender process is separate from MM2's JVM.
 Pure stdlib, Python 2.7 and 3.
@@ -199,17 +199,17 @@ def post(url, body, timeout=5.0, ca_file=""):
     deadline = alert_fetch.deadline_in(timeout)
     conn = None
     try:
-        conn = alert_fetch._Conn(parts.hostname, port, deadline,
-                                 alert_fetch._ssl_context(ca_file, True) if https else None)
+        conn = alert_fetch.Conn(parts.hostname, port, deadline,
+                                 alert_fetch.ssl_context(ca_file, True) if https else None)
         conn.send(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
-        status, reason, _ = alert_fetch._read_head(conn, bytearray())
+        status, reason, _ = alert_fetch.read_head(conn, bytearray())
     except Exception as e:   # down, refused, slow, TLS: the minute's points are dropped, never MM2's problem
-        return "%s: %s" % (url, alert_fetch._classify(e)[1])
+        return "%s: %s" % (url, alert_fetch.classify(e)[1])
     finally:
         if conn is not None:
             conn.close()
     if status != 200:
-        return "%s: HTTP %d %s" % (url, status, alert_fetch._printable(reason, 60))
+        return "%s: HTTP %d %s" % (url, status, alert_fetch.printable(reason, 60))
     return None
 
 

@@ -1,7 +1,7 @@
 """The replication latency alert: worst windowed partition latency per flow, idle partitions
 ignored, stalled ones at least WARNING."""
 from mm2_core.alerts.evaluation import INF, OK, UNKNOWN, WARNING, Result, fmt_number, ordered_lines, resolver_for, worst
-from mm2_core.alerts.partitions import lag_by_partition, source_partitions, stalled_partitions
+from mm2_core.alerts.partitions import bad_series, lag_by_partition, source_partitions, stalled_partitions
 
 
 class _LatencyStats(object):
@@ -50,7 +50,7 @@ def evaluate_latency(snap, flows, expected_names, thresholds, nowhere=None, held
             st.unsure += 1
         else:
             st.idle += 1
-    bad = getattr(snap, "_bad_series", {})
+    bad = bad_series(snap)
     per_flow = {}
     for name, st in stats.items():
         stalled = stalls.get(name)

@@ -38,6 +38,12 @@ def source_partitions(snap, resolver):
     return out
 
 
+def bad_series(snap):
+    """{flow name: series} of the scrape's latency series without a topic or partition label (source_partitions
+    counts them; {} before it ran)."""
+    return getattr(snap, "_bad_series", {})
+
+
 def polled_recently(snap, resolver):
     """{(flow name, target topic, partition)} of the partitions whose record-age window holds a
     sample: MirrorSourceTask records a record's age when it POLLS it from the source, and its

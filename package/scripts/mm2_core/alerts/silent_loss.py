@@ -14,7 +14,7 @@ in MM2's log at INFO:
 (FetchCollector and SubscriptionState, Kafka 3.x; the flow is read from the replication consumer's client id, which
 names it from Kafka 3.5, KAFKA-14838), so the alert compares MM2's source position with the log-start offset the broker reset it to, exactly when it
 happened, on the driver host that lost them (no JVM, no Kafka connection). The cut-over gate (CUTOVER_CHECK)
-makes the same comparison from the committed offsets and kafka-get-offsets --time -2 (mm2_core.host.cutover.silent_loss).
+makes the same comparison from the committed offsets and kafka-get-offsets --time -2 (mm2_core.dr.cutover.silent_loss).
 
 The log is read incrementally (the position is kept in the alert's state file), at most MAX_READ bytes a run;
 a rotated log (mirrormaker.log.1) is finished first. Losses stay in the state for the alert's window.

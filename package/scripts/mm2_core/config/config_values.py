@@ -13,10 +13,11 @@ def text(value):
         return "true" if value else "false"
     if isinstance(value, float) and value == int(value):
         return str(int(value))
-    return value if isinstance(value, str) else _native(value)
+    return value if isinstance(value, str) else as_str(value)
 
 
-def _native(value):
+def as_str(value):
+    """str(value); Python 2 unicode with non-ASCII text stays unicode (config values and messages)."""
     try:
         return str(value)
     except UnicodeEncodeError:  # Python 2 unicode with non-ASCII text: keep it unicode

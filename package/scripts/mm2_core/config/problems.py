@@ -19,7 +19,7 @@ class Problem(object):
         return self.level == ERROR
 
     def __str__(self):
-        return config_values._native(self.__unicode__())
+        return config_values.as_str(self.__unicode__())
 
     def __unicode__(self):  # Python 2: unicode(problem) keeps a non-ASCII value the message echoes
         return u"%s/%s: %s" % (self.config_type, self.name, self.message)
@@ -52,7 +52,7 @@ class ConfigError(ValueError):
 
     def __init__(self, problems):
         self.problems = list(problems)
-        ValueError.__init__(self, config_values._native(u"\n".join(p.__unicode__() for p in self.errors)))
+        ValueError.__init__(self, config_values.as_str(u"\n".join(p.__unicode__() for p in self.errors)))
 
     @property
     def errors(self):

@@ -142,6 +142,15 @@ class GroupFilter(PatternFilter):
         return self._matches(group)
 
 
+def internal_separator_enabled(properties):
+    """replication.policy.internal.topic.separator.enabled of the rendered properties ([(key, value)]): true unless
+    set false."""
+    for key, value in properties:
+        if key == "replication.policy.internal.topic.separator.enabled":
+            return config_values.parse_bool(value) is not False
+    return True
+
+
 def internal_separator(separator, version_tuple, internal_separator_enabled=True):
     """Separator inside MM2's internal topic names: the policy separator from 3.1 (KIP-690)
     unless replication.policy.internal.topic.separator.enabled=false (KIP-949), else '.'."""

@@ -290,7 +290,7 @@ def connector_offsets(output, connector=connect_offsets.CONNECTOR):
 def source_offsets(output, source, connector=connect_offsets.CONNECTOR):
     """{(topic, partition): last replicated offset} of the source connector reading cluster `source` (see
     connector_offsets). connector: the name in the keys (connect mode names it after its flow,
-    mm2_core.connect.flow_positions.location)."""
+    mm2_core.dr.flow_positions.location)."""
     return dict(((t, p), off) for (cluster, t, p), off in connector_offsets(output, connector).items()
                 if cluster == source)
 

@@ -20,6 +20,7 @@ the agent and the alerts read them too; none of them ranks the places again.
 """
 from mm2_core.config import names, schema
 from mm2_core.config.config_values import parse_bool, parse_int, text
+from mm2_core.host import kafka_tools
 from mm2_core.kafka import replication_policy, versions
 from mm2_core.model.topology import BOOLEAN_SETTINGS, FLOW_SETTINGS, INT_SETTINGS
 
@@ -151,6 +152,18 @@ def flow_int(topo, flow, name):
     """A whole-number setting of the flow (flow_setting); its declared default where the value is not one."""
     number = parse_int(flow_setting(topo, flow, name))
     return number if number is not None else int(schema.REPLICATION[name].default)
+
+
+def topic_filter(topo, flow):
+    """The flow's topic filter as MM2 reads it (its ``topics`` and ``topics.exclude``)."""
+    return kafka_tools.TopicFilter(flow_value(topo, flow, "topics"), flow_value(topo, flow, "topics.exclude"))
+
+
+def replicated_topic(topo, flow, topic):
+    """Whether the flow replicates source topic `topic`: its topic filter matches, it is not internal, and it did
+    not come from the flow's target (MM2's cycle check)."""
+    return bool(topic_filter(topo, flow).matches(topic)) and not kafka_tools.is_internal_topic(topic) and \
+        not replication_policy.is_cycle(topic, flow.target, topo.policy, topo.separator)
 
 
 def pair_flag(topo, source, target, key, flow=None):

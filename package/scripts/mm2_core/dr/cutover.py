@@ -2,7 +2,7 @@
 
 The agent gathers the facts with Kafka's own tools (mm2_cutover.py; their command lines and the parsers of what
 they print are the Kafka boundary's, mm2_core.kafkatools); this module decides. Nothing here touches a socket or
-a file.
+a file. What a failover then does to each group is mm2_core.dr.failover's.
 
 Where "the last replicated offset" comes from
 ---------------------------------------------
@@ -18,8 +18,7 @@ The same committed offsets against each partition's log-start offset give the re
 the source deleted records MM2 had not copied yet (its next offset N + 1 is below log start), the
 copy silently skips them (the replication consumer resets to the earliest offset).
 """
-from mm2_core.host import translation
-from mm2_core.kafkatools import commands as kafka_commands
+from mm2_core.dr import translation
 
 
 # Operator-settable thresholds of the gate: name -> (default, meaning). One source of truth for the
@@ -164,7 +163,7 @@ def verdict(flow_report, limits):
     for g in flow_report.get("groups", []):
         if _exceeds(g["skipped"], limits["max.skipped.records"]):
             reasons.append("%s: group %s would skip %d record(s) on %s (max.skipped.records=%d)" % (
-                flow, g["group"], g["skipped"], _listed(g.get("skips") or []), limits["max.skipped.records"]))
+                flow, g["group"], g["skipped"], listed(g.get("skips") or []), limits["max.skipped.records"]))
         if _exceeds(g["reread"], limits["max.reread.records"]):
             reasons.append("%s: group %s would re-read at least %d record(s) (max.reread.records=%d)" % (
                 flow, g["group"], g["reread"], limits["max.reread.records"]))
@@ -176,7 +175,7 @@ def verdict(flow_report, limits):
             reasons.append("%s: group %s is NOT READY for failover: %d partition(s) cannot be translated (no "
                            "checkpoint of MM2 and no offset sync at or before the group's offset): %s; a failover "
                            "would leave them to the group's auto.offset.reset on %s (a skip or a full re-read)" % (
-                               flow, g["group"], len(g["untranslated"]), _listed(g["untranslated"]),
+                               flow, g["group"], len(g["untranslated"]), listed(g["untranslated"]),
                                flow_report["target"]))
     return (NOT_READY if reasons else READY), reasons
 
@@ -290,8 +289,8 @@ def format_report(report):
     for g in report.get("groups", []):
         lines.append("  group %s: skip %d, re-read >= %d%s%s" % (
             g["group"], g["skipped"], g["reread"],
-            "; from offset syncs (no checkpoint): " + _listed(g["from_offset_syncs"]) if g.get("from_offset_syncs")
-            else "", "; cannot be translated: " + _listed(g["untranslated"]) if g.get("untranslated") else ""))
+            "; from offset syncs (no checkpoint): " + listed(g["from_offset_syncs"]) if g.get("from_offset_syncs")
+            else "", "; cannot be translated: " + listed(g["untranslated"]) if g.get("untranslated") else ""))
     for r in report.get("reasons", []):
         lines.append("  ! " + r)
     return "\n".join(lines)
@@ -299,25 +298,6 @@ def format_report(report):
 
 def _age_text(seconds):
     return "none seen" if seconds is None else "%.0f s ago" % seconds
-
-
-ACTIVE_STATES = ("Stable", "PreparingRebalance", "CompletingRebalance", "AwaitingSync", "Assigning",
-                 "Reconciling")
-
-
-def refusal(group, flow, target, state, members):
-    """Why translated offsets are not applied to a group (or None): it has live members on the target."""
-    if members or state in ACTIVE_STATES:
-        return ("group %s has %d active member(s) on %s (state %s): stop its consumers on %s, then run the "
-                "failover again (offsets of %s are applied only to groups without members)" % (
-                    group, members, target, state, target, flow))
-    return None
-
-
-def offsets_csv_rows(checkpoints, group):
-    """topic,partition,offset lines of a group's translated offsets (what --reset-offsets --from-file reads): MM2's
-    checkpoints, or what translation.applicable() makes of them."""
-    return kafka_commands.reset_offsets_csv([cp for cp in checkpoints if cp.group == group], with_group=False)
 
 
 def group_entry(group, rows):
@@ -336,50 +316,6 @@ def group_entry(group, rows):
             "partitions": rows}
 
 
-def failover_refusal(flow, target, entry):
-    """Why FAILOVER_GROUPS does not move a group (or None): a partition it would skip records of, or one that
-    cannot be translated (left to auto.offset.reset on the target: a skip with 'latest'). Names the partitions."""
-    problems = []
-    if entry["skips"]:
-        problems.append("would skip %d record(s) on %s" % (entry["skipped"], _listed(entry["skips"])))
-    if entry["untranslated"]:
-        problems.append("cannot translate %s (no checkpoint of MM2 and no offset sync at or before the group's "
-                        "offset)" % _listed(entry["untranslated"]))
-    if not problems:
-        return None
-    return ("group %s of %s is not moved to %s: it %s; nothing was changed for it (wait for MM2 to checkpoint it, "
-            "or move it by hand with kafka-consumer-groups --reset-offsets)" % (
-                entry["group"], flow, target, " and ".join(problems)))
-
-
-def _listed(items, most=10):
+def listed(items, most=10):
     items = list(items)
     return ", ".join(items[:most]) + (" and %d more" % (len(items) - most) if len(items) > most else "")
-
-
-def parse_partition_offsets(value):
-    """{(topic, partition): offset} of 'topic-p=N,...' (a command parameter); ValueError names the bad item."""
-    out = {}
-    for item in [i.strip() for i in (value or "").split(",") if i.strip()]:
-        name, sep, number = item.rpartition("=")
-        topic, dash, partition = name.rpartition("-")
-        if not sep or not dash or not topic or not partition.isdigit() or not number.strip().isdigit():
-            raise ValueError("'%s': give topic-partition=offset, e.g. orders-0=120" % item)
-        out[(topic, int(partition))] = int(number)
-    return out
-
-
-def cap_rows(rows, not_after):
-    """offsets_csv_rows with each partition's offset at most not_after[(topic, p)]; returns (rows, [capped]).
-
-    A failback under the identity policy moves a group back to the source at the reverse flow's translation,
-    which lies after the records the reverse flow copied; records the source wrote before its outage that were
-    never replicated sit before those: the group must not start past the first of them."""
-    out, capped = [], []
-    for topic, partition, offset in kafka_commands.reset_offsets_rows(rows):
-        limit = not_after.get((topic, partition))
-        if limit is not None and offset > limit:
-            capped.append("%s-%d: %d -> %d" % (topic, partition, offset, limit))
-            offset = limit
-        out.append("%s,%d,%d\n" % (topic, partition, offset))
-    return "".join(out), capped

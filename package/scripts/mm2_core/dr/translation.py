@@ -1,6 +1,6 @@
 """Where a failed-over consumer group starts on the target, per partition, and what it re-reads: MM2's checkpoint,
 else a translation from the offset syncs still in the offset-syncs topic, else none. Pure stdlib, Python 2.7 and 3;
-the facts are read by the agent (mm2_commands.export_translated_offsets, mm2_cutover) with Kafka's tools and parsed
+the facts are read by the agent (mm2_export: EXPORT_TRANSLATED_OFFSETS; mm2_cutover) with Kafka's tools and parsed
 by the Kafka boundary (mm2_core.kafkatools.records: parse_checkpoints, parse_offset_syncs).
 
 Why a second route: on Kafka 3.4.1-3.6.x MM2's checkpoint task translates only with the offset syncs it read since
@@ -25,6 +25,7 @@ broker's clock, so the first record at or after the source timestamp can lie aft
 it costs one tool run per partition on each cluster. See docs/operate.md#translated-offsets-after-failover.
 """
 
+from mm2_core.kafka import versions
 from mm2_core.kafkatools.records import Checkpoint
 
 CHECKPOINT, OFFSET_SYNC, AT_END, NONE = "checkpoint", "offset-sync", "target-end", "none"
@@ -181,3 +182,47 @@ def export_entry(rows, applied):
             "sources": source_counts(rows),
             "reread_at_most": sum(r["records"] for r in rows if r["status"] in (EXACT, REREADS)),
             "untranslated": names(rows, UNTRANSLATED), "skips": names(rows, SKIPS)}
+
+
+def export_summary(rows):
+    """What EXPORT_TRANSLATED_OFFSETS says of one group's rows: where the answers came from, the re-read bound,
+    the partitions that cannot be translated or would skip."""
+    if not rows:
+        return ""
+    counts = source_counts(rows)
+    said = ["%d from %s" % (counts[k], {CHECKPOINT: "MM2's checkpoints",
+                                        OFFSET_SYNC: "offset syncs"}[k])
+            for k in (CHECKPOINT, OFFSET_SYNC) if counts.get(k)]
+    bad = names(rows, UNTRANSLATED)
+    skips = names(rows, SKIPS)
+    return " (%s; a consumer re-reads at most %d record(s)%s%s)" % (
+        ", ".join(said) or "none translated",
+        sum(r["records"] for r in rows if r["status"] in (EXACT, REREADS)),
+        "; CANNOT BE TRANSLATED: " + ", ".join(bad) if bad else "",
+        "; left out, it would skip records: " + ", ".join(skips) if skips else "")
+
+
+def translation_notes(version):
+    """What EXPORT_TRANSLATED_OFFSETS tells the operator about what this MM2 version translates (versions.py)."""
+    notes = []
+    if not versions.supports(version, versions.OFFSET_SYNC_HISTORY):
+        notes.append("Kafka %s: groups behind the latest offset sync get no checkpoint: this MM2 translates a group "
+                     "only at or past its partition's latest offset sync (one every offset.lag.max records), so a "
+                     "group that stopped mid-partition is missing here until it catches up (Kafka %s+ translates "
+                     "lagging groups)" % (version, versions.feature_first(versions.OFFSET_SYNC_HISTORY_ACROSS_RESTARTS)))
+    elif not versions.supports(version, versions.OFFSET_SYNC_HISTORY_ACROSS_RESTARTS):
+        notes.append("Kafka %s: groups behind the last restart of the drivers get no checkpoint: this MM2 translates "
+                     "a lagging group only from the offset syncs it read since its checkpoint task started, so a "
+                     "group that stopped before the last restart is missing here until it catches up (fixed in Kafka "
+                     "%s, KAFKA-15905)" % (version, versions.feature_first(versions.OFFSET_SYNC_HISTORY_ACROSS_RESTARTS)))
+    if not versions.supports(version, versions.OFFSET_SYNC_HISTORY_ACROSS_RESTARTS):
+        notes.append("Kafka %s: a committed partition without a checkpoint is translated here from the offset syncs "
+                     "still in MM2's offset-syncs topic, as MM2 3.7.1+ does (the newest sync at or before the group's "
+                     "offset: never past a record that was not copied; 'offset-sync' above); one without such a sync "
+                     "is named as cannot be translated" % version)
+    if versions.supports(version, versions.OFFSET_SYNC_HISTORY) and \
+            not versions.supports(version, versions.OFFSET_SYNCS_AT_COMMIT):
+        notes.append("Kafka %s: translated offsets stop at the partition's latest offset sync: a group that failed over "
+                     "with them re-reads up to offset.lag.max records per partition (exact from Kafka %s)"
+                     % (version, versions.feature_first(versions.OFFSET_SYNCS_AT_COMMIT)))
+    return notes

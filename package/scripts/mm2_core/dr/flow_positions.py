@@ -75,6 +75,20 @@ def seed_method(run_mode, flow_name, version, mm2_running, flow_runs_here, conne
     return API
 
 
+def positions_plan(source, wanted, stored, connector=connect_offsets.CONNECTOR):
+    """[(key, value, (topic, partition), next)] to write so the flow's source connector resumes at `wanted`
+    ({(topic, p): next}); partitions already there (stored {(topic, p): last copied}) are left out. next 0 needs
+    no record, unless MM2 stored a position (then -1: from the beginning)."""
+    writes = []
+    for (topic, partition), nxt in sorted(wanted.items()):
+        last = nxt - 1
+        if stored.get((topic, partition)) == last or (last < 0 and (topic, partition) not in stored):
+            continue
+        key = connect_offsets.source_partition_key(source, topic, partition, connector)
+        writes.append((key, connect_offsets.offset_value(last), (topic, partition), nxt))
+    return writes
+
+
 def api_changes(wanted, stored):
     """{(topic, partition): next offset or None} to PATCH so the flow resumes at `wanted` ({(topic, p): next}):
     partitions already there (stored: {(topic, p): next}, from GET .../offsets) are left out; next 0 becomes None
