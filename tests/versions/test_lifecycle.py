@@ -11,7 +11,8 @@ run one after the other), one sequence through the built mpack's scripts as the 
    the six alerts on the real JMX exporter: OK while healthy, the lag and latency alerts joined to this host's
    partitions (Kafka 3.2 and 3.4 name the replication consumer's metrics differently); kill -9 (process alert
    CRITICAL, STATUS not running) and recovery with nothing lost; a lag and latency fault (the target broker stopped
-   with records flowing: both alerts leave OK) and recovery with nothing lost; STOP.
+   with records flowing: both alerts leave OK) and, the target back, recovery without restarting MM2: nothing lost,
+   every alert OK again within 3 alert intervals, the same MM2 process; STOP.
 3. Multi-node (KIP-710) and exactly-once (KIP-618): from 3.5, two driver hosts with exactly.once.enabled share the
    tasks of a new topic and copy it exactly once (read_committed); before 3.5 START with two driver hosts and
    CONFIGURE with exactly-once refuse, naming the version and the fix.
