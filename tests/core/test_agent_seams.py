@@ -12,6 +12,8 @@ import os
 
 import pytest
 
+from import_graph import circles
+
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SCRIPTS = os.path.join(REPO, "package", "scripts")
 
@@ -93,50 +95,6 @@ def imports(module, tree, modules):
 
 def graph(modules):
     return dict((m, imports(m, _parse(path), modules)) for m, path in modules.items())
-
-
-def circles(edges):
-    """The strongly connected components of more than one module (Tarjan, iterative), each sorted."""
-    index, low, stack, on_stack, found = {}, {}, [], set(), []
-    counter = [0]
-    for start in sorted(edges):
-        if start in index:
-            continue
-        work = [(start, iter(sorted(edges[start])))]
-        index[start] = low[start] = counter[0]
-        counter[0] += 1
-        stack.append(start)
-        on_stack.add(start)
-        while work:
-            node, children = work[-1]
-            advanced = False
-            for child in children:
-                if child not in index:
-                    index[child] = low[child] = counter[0]
-                    counter[0] += 1
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(edges.get(child, ())))))
-                    advanced = True
-                    break
-                if child in on_stack:
-                    low[node] = min(low[node], index[child])
-            if advanced:
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                if len(component) > 1:
-                    found.append(sorted(component))
-    return sorted(found)
 
 
 def _private(name):

@@ -11,6 +11,8 @@ import re
 
 import pytest
 
+from import_graph import cycles
+
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 PACKAGE = os.path.join(REPO, "src", "mm2_ambari")
 MAX_LINES = 800
@@ -77,26 +79,12 @@ def _graph():
     return dict((m, (_imports(_tree(path), modules)[0] & set(modules)) - {m, ""}) for m, path in modules.items())
 
 
-def _cycles(graph):
-    def reaches(start, goal):
-        seen, todo = set(), [start]
-        while todo:
-            for nxt in graph.get(todo.pop(), ()):
-                if nxt == goal:
-                    return True
-                if nxt not in seen:
-                    seen.add(nxt)
-                    todo.append(nxt)
-        return False
-    return sorted(m for m in graph if reaches(m, m))
-
-
 def _room(module):
     return module.split(".", 1)[0] if "." in module else None
 
 
 def test_no_module_imports_itself_back():
-    assert _cycles(_graph()) == []
+    assert cycles(_graph()) == []
 
 
 def test_the_rooms_depend_one_way():
@@ -106,7 +94,7 @@ def test_the_rooms_depend_one_way():
         if _room(module):
             rooms.setdefault(_room(module), set()).update(
                 _room(d) for d in deps if _room(d) and _room(d) != _room(module))
-    assert _cycles(rooms) == []
+    assert cycles(rooms) == []
 
 
 def test_no_module_calls_another_modules_underscore_names():

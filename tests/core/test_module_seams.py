@@ -8,6 +8,8 @@ import os
 
 import pytest
 
+from import_graph import cycles, reaches
+
 CORE = os.path.join(os.path.dirname(__file__), "..", "..", "package", "scripts", "mm2_core")
 MAX_LINES = 800
 
@@ -44,23 +46,9 @@ def _graph():
     return dict((m, _imports(path) & set(modules)) for m, path in modules.items())
 
 
-def _reaches(graph, start, goal):
-    seen, todo = set(), [start]
-    while todo:
-        node = todo.pop()
-        for nxt in graph.get(node, ()):
-            if nxt == goal:
-                return True
-            if nxt not in seen:
-                seen.add(nxt)
-                todo.append(nxt)
-    return False
-
-
 def test_no_module_of_the_core_imports_itself_back():
     graph = _graph()
-    cycles = sorted(m for m in graph if _reaches(graph, m, m))
-    assert cycles == []
+    assert cycles(graph) == []
 
 
 def test_every_module_sits_in_a_subpackage_and_stays_readable():
@@ -94,7 +82,7 @@ def test_every_import_of_the_core_names_a_module_that_exists():
 def test_dependencies_point_one_way(lower, upper):
     graph = _graph()
     assert lower in graph and upper in graph
-    assert not _reaches(graph, lower, upper), "%s must not depend on %s" % (lower, upper)
+    assert not reaches(graph, lower, upper), "%s must not depend on %s" % (lower, upper)
 
 
 def test_the_renderer_reads_the_model_not_raw_configurations():
