@@ -73,7 +73,9 @@ def main(state, argv):
         offsets = None
         if "offsets" in behaviour:  # canned failover counts for one committed group
             point = {"group": "billing", "topic": "orders", "partition": 0, "target_topic": entry["target_topic"],
-                     "committed": 40, "checkpoint_upstream": 40, "checkpoint_downstream": 43, "in_range": True}
+                     "committed": 40, "checkpoint_upstream": 40, "checkpoint_downstream": 43, "downstream": 43,
+                     "translation_source": "checkpoint", "sync_upstream": None, "reread_at_most": None,
+                     "in_range": True}
             offsets = job.offsets_section(spec, [point], {("billing", "orders", 0): behaviour["offsets"]})
         flows.append(job.flow_report(spec, [entry], 1714557600000, 0.5, offsets))
     report = job.build_report(flows)

@@ -62,9 +62,9 @@ def test_view_takes_flows_and_mm2s_own_client_security():
     flows, clusters = plan.view_from_rendering(*rendering({"replication.policy.separator": "_"}))
     assert flows == [
         {"source": "primary", "target": "backup", "topics": "orders.*, payments", "topics_exclude": "orders-tmp",
-         "policy": "prefixed", "separator": "_"},
+         "policy": "prefixed", "separator": "_", "offset_syncs_location": "source"},
         {"source": "backup", "target": "primary", "topics": "orders.*, payments", "topics_exclude": "orders-tmp",
-         "policy": "prefixed", "separator": "_"},
+         "policy": "prefixed", "separator": "_", "offset_syncs_location": "source"},
     ]
     # Exactly the security MM2 uses, secrets resolved, no MM2-only settings.
     assert clusters["primary"] == {

@@ -29,7 +29,7 @@ compare -> report; this module, the command line, on top):
     spec.py     the run specification: constants, times, MM2 topic naming and selection (pure)
     inputs.py   Spark's Kafka source options, the connector, the session, dumps and their checks
     compare.py  the comparison (one shuffle) and the checks that read its aggregates
-    offsets.py  failover offsets: MM2 checkpoints against committed offsets
+    offsets.py  failover offsets: MM2 checkpoints (else its offset syncs) against committed offsets
     report.py   counts, statuses, the JSON report, the table and the plot
 This module re-exports their public names (mm2_verify_job.job.X keeps working).
 
@@ -50,7 +50,7 @@ if __name__ == "__main__" and not __package__:
 from mm2_verify_job.spec import (  # noqa: F401 (the job module's public names)
     ACCEPTED_TYPES, ALWAYS_EXCLUDED, BadInput, DEFAULT_FAIL_ON, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED,
     EXIT_OK, EXIT_RUNTIME, FAIL_CHOICES, format_duration, format_ms, java_quote, java_topic_pattern,
-    KAFKA_COLUMNS, MATCH_FIELDS, MM2_DEFAULT_TOPICS_EXCLUDE, normalize_spec, OPTIONAL_COLUMNS,
+    KAFKA_COLUMNS, MATCH_FIELDS, MM2_DEFAULT_TOPICS_EXCLUDE, normalize_spec, OFFSET_SYNCS_LOCATIONS, OPTIONAL_COLUMNS,
     parse_duration_ms, parse_flow, parse_time_ms, POLICIES, remote_topic, REPORT_VERSION,
     source_excludes, spark_subscribes, split_patterns, topic_matcher, upstream_topic)
 from mm2_verify_job.inputs import (  # noqa: F401 (the job module's public names)
@@ -97,9 +97,13 @@ def build_parser():
                        help="which findings make the exit status 1: %s (default %s)" % (",".join(FAIL_CHOICES), ",".join(DEFAULT_FAIL_ON)))
     rules.add_argument("--allow-empty", action="store_true", help="an empty source range is OK (exit 0)")
     rules.add_argument("--check-offsets", choices=("auto", "yes", "no"), default="auto",
-                       help="check MM2's translated consumer-group offsets (checkpoints) against the source's "
-                            "committed offsets: records a failed-over consumer would re-read or skip "
+                       help="check MM2's translated consumer-group offsets (checkpoints, else its offset syncs) "
+                            "against the source's committed offsets: records a failed-over consumer would re-read "
+                            "or skip "
                             "(auto: when both sides are Kafka)")
+    rules.add_argument("--offset-syncs-location", choices=OFFSET_SYNCS_LOCATIONS, default="source",
+                       help="where the flow's offset-syncs topic is (its offset-syncs.topic.location, default "
+                            "source): partitions without a checkpoint are translated from its offset syncs")
     inputs = parser.add_argument_group("inputs: a dump (Parquet/JSON in Spark's Kafka schema) or Kafka per side")
     for side in ("source", "target"):
         inputs.add_argument("--%s-dump" % side, help="%s dump path (.json/.jsonl = JSON, else Parquet)" % side)
@@ -184,6 +188,7 @@ def specs_from_args(args, now_ms):
         "pending_window": args.pending_window, "pending_records": args.pending_records,
         "target_slack": args.target_slack, "match_on": args.match_on, "fail_on": args.fail_on,
         "allow_empty": args.allow_empty, "check_offsets": args.check_offsets,
+        "offset_syncs_location": args.offset_syncs_location,
     }
     for side in ("source", "target"):
         dump = getattr(args, side + "_dump")

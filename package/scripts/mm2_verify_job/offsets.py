@@ -1,10 +1,16 @@
 """Failover offsets: MM2's checkpoints on the target against committed offsets on the source.
 
 Per consumer group and partition: records a consumer failing over to the target would re-read
-(before its committed offset, copied at or after the checkpoint's downstream offset) or skip
-(at or after it, every copy before the downstream offset).
+(before its committed offset, copied at or after the downstream offset) or skip (at or after it,
+every copy before the downstream offset). The downstream offset is MM2's checkpoint, else (a
+committed partition MM2 wrote no checkpoint for: Kafka 3.4.1-3.6.x, KAFKA-15905) the translation
+from the offset syncs still in the flow's offset-syncs topic, by the agent's one rule
+(mm2_core.dr.translation, as EXPORT_TRANSLATED_OFFSETS and the failover gate apply it).
 """
+import binascii
 
+from mm2_core.dr import cutover as dr_cutover
+from mm2_core.dr import translation
 from mm2_verify_job.spec import BadInput, java_quote, remote_topic, topic_matcher, upstream_topic
 from mm2_verify_job.inputs import spark_functions, java_reason, kafka_read_options, read_kafka
 
@@ -20,6 +26,13 @@ def checkpoint_topic_pattern(source_alias, separator):
     policy separator inside the name (MM2 3.1+, KIP-690)."""
     names = set([source_alias + ".checkpoints.internal",
                  source_alias + separator + "checkpoints" + separator + "internal"])
+    return "^(?:%s)\\z" % "|".join(java_quote(n) for n in sorted(names))
+
+
+def offset_syncs_topic_pattern(target_alias, separator):
+    """The offset-syncs topic of flows into target_alias (mm2_core.dr.cutover.offset_syncs_topic):
+    mm2-offset-syncs.B.internal, or with the policy separator inside the name (MM2 3.1+, KIP-690)."""
+    names = set(dr_cutover.offset_syncs_topic(target_alias, sep) for sep in (".", separator))
     return "^(?:%s)\\z" % "|".join(java_quote(n) for n in sorted(names))
 
 
@@ -56,6 +69,32 @@ def read_checkpoints(spark, spec):
         if topic is not None:
             result[(cp.group, topic, cp.partition)] = (cp.upstream, cp.downstream)
     return result
+
+
+def sync_key_hex(topic, partition):
+    """The offset-syncs key of one source partition as Spark's hex() spells it (upper case)."""
+    from mm2_core.kafkatools import records as kafka_records
+    return binascii.hexlify(kafka_records.offset_sync_key(topic, partition)).decode("ascii").upper()
+
+
+def read_offset_syncs(spark, spec, partitions):
+    """{(source topic, partition): [(upstream, downstream), ...]} in read order (newest last): the offset syncs
+    of these source partitions in the flow's offset-syncs topic, on the source (MM2's default) or on the target
+    (offset-syncs.topic.location=target). Only their records reach the driver (filtered on the key)."""
+    from mm2_core.kafkatools import records as kafka_records
+    if not partitions:
+        return {}
+    F = spark_functions()
+    side = spec[spec["offset_syncs_location"]]
+    options = kafka_read_options(side["options"],
+                                 pattern=offset_syncs_topic_pattern(spec["target_alias"], spec["separator"]),
+                                 spark_version=spark.version)
+    frame = read_kafka(spark, options, "%s offset syncs" % spec["offset_syncs_location"])
+    wanted = sorted(set(sync_key_hex(t, p) for t, p in partitions))
+    rows = frame.where(F.hex(F.col("key")).isin(wanted)).select(
+        "topic", "partition", "offset", "key", "value").orderBy("topic", "partition", "offset").collect()
+    return kafka_records.offset_syncs_of((bytes(r["key"]), bytes(r["value"])) for r in rows
+                                         if r["key"] is not None and r["value"] is not None)
 
 
 def committed_offsets(spark, options, groups):
@@ -97,26 +136,55 @@ def offsets_plan(spec, span, checkpoints, committed):
                         "target_topic": remote_topic(spec["source_alias"], topic, spec["policy"], spec["separator"]),
                         "committed": committed.get((group, topic, partition)),
                         "checkpoint_upstream": upstream, "checkpoint_downstream": downstream,
+                        # where a failed-over consumer starts, and what says so (with_translation)
+                        "downstream": downstream,
+                        "translation_source": None if downstream is None else translation.CHECKPOINT,
+                        "sync_upstream": None, "reread_at_most": None,
                         "in_range": bool(stats) and committed.get((group, topic, partition)) is not None and
                         stats["min_offset"] <= committed[(group, topic, partition)] <= stats["max_offset"] + 1})
     return entries
 
 
+def needs_translation(entries):
+    """[(source topic, partition)] of the entries with a committed offset but no downstream offset yet."""
+    return sorted(set((e["topic"], e["partition"]) for e in entries
+                      if e["downstream"] is None and e["committed"] is not None))
+
+
+def with_translation(entries, syncs):
+    """The entries, each committed one without a checkpoint translated from the offset syncs ({(source topic,
+    partition): [(u, d), ...]}, read order) by mm2_core.dr.translation.partition_row, the rule of the agent's
+    EXPORT_TRANSLATED_OFFSETS and failover gate: the newest sync with u <= C gives d (u == C) or d + 1, re-reading
+    at most C - u - 1 records and skipping none. No such sync: the entry keeps no downstream offset (NO_CHECKPOINT)."""
+    out = []
+    for e in entries:
+        e = dict(e)
+        if e["downstream"] is None and e["committed"] is not None:
+            row = translation.partition_row(e["topic"], e["partition"], e["target_topic"], e["committed"], None,
+                                            (syncs or {}).get((e["topic"], e["partition"])))
+            if row["source"] == translation.OFFSET_SYNC:
+                e.update(downstream=row["downstream"], translation_source=translation.OFFSET_SYNC,
+                         sync_upstream=row["upstream"], reread_at_most=row["records"])
+        out.append(e)
+    return out
+
+
 def failover_counts(spark, source, target, entries):
     """{(group, topic, partition): counts}: where a consumer failing over to the target would
-    start (the checkpoint's downstream offset D) against where it stopped on the source (the
-    committed offset C).  Re-read: records before C with a copy at or after D.  Skipped: records
-    at or after C whose every copy lies before D (never seen after failover)."""
-    F = spark_functions()
-    from pyspark.sql import types as T
-    checked = [e for e in entries if e["in_range"] and e["checkpoint_downstream"] is not None]
+    start (the downstream offset D: MM2's checkpoint or the offset-sync translation) against where
+    it stopped on the source (the committed offset C).  Re-read: records before C with a copy at
+    or after D.  Skipped: records at or after C whose every copy lies before D (never seen after
+    failover)."""
+    checked = [e for e in entries if e["in_range"] and e["downstream"] is not None]
     if not checked:
         return {}
+    F = spark_functions()
+    from pyspark.sql import types as T
     schema = T.StructType([T.StructField("group", T.StringType()), T.StructField("topic", T.StringType()),
                            T.StructField("partition", T.IntegerType()), T.StructField("c", T.LongType()),
                            T.StructField("d", T.LongType())])
     points = spark.createDataFrame([(e["group"], e["topic"], e["partition"], e["committed"],
-                                     e["checkpoint_downstream"]) for e in checked], schema)
+                                     e["downstream"]) for e in checked], schema)
     wanted = points.select("topic", "partition").distinct()
     src = source.join(F.broadcast(wanted), ["topic", "partition"]).select(
         "topic", "partition", "fp1", "fp2", F.col("offset").alias("s_off"))
@@ -139,13 +207,14 @@ def failover_counts(spark, source, target, entries):
     return result
 
 
-def offsets_section(spec, entries, counts, error=None):
-    """The report's "offsets" part of a flow."""
+def offsets_section(spec, entries, counts, error=None, syncs_error=None):
+    """The report's "offsets" part of a flow. syncs_error: why the offset syncs could not be read (the
+    partitions without a checkpoint then stay NO_CHECKPOINT)."""
     groups = []
     for e in entries:
         found = counts.get((e["group"], e["topic"], e["partition"]))
         entry = dict(e)
-        if e["checkpoint_downstream"] is None:
+        if e["downstream"] is None:
             entry.update(status="NO_CHECKPOINT", reread=None, skipped=None)
         elif e["committed"] is None:
             entry.update(status="NO_COMMITTED_OFFSET", reread=None, skipped=None)
@@ -157,9 +226,15 @@ def offsets_section(spec, entries, counts, error=None):
             entry["status"] = "SKIPS" if entry["skipped"] else "REREADS" if entry["reread"] else "EXACT"
         entry.pop("in_range", None)
         groups.append(entry)
+    named = lambda rows: ["%s %s-%d" % (g["group"], g["topic"], g["partition"]) for g in rows]  # noqa: E731
     return {"checked": error is None, "error": error,
             "checkpoints_topic": checkpoint_topic_pattern(spec["source_alias"], spec["separator"]),
+            "offset_syncs_topic": offset_syncs_topic_pattern(spec["target_alias"], spec["separator"]),
+            "offset_syncs_location": spec["offset_syncs_location"],
+            "offset_syncs_error": syncs_error,
             "groups": groups,
+            "from_offset_syncs": named(g for g in groups if g["translation_source"] == translation.OFFSET_SYNC),
+            "untranslated": named(g for g in groups if g["status"] == "NO_CHECKPOINT"),
             "reread": sum(g["reread"] or 0 for g in groups),
             "skipped": sum(g["skipped"] or 0 for g in groups)}
 
@@ -174,4 +249,15 @@ def check_failover_offsets(spark, spec, span, source, target):
     except Exception as exc:  # the data comparison stands; say why the offsets could not be read
         return offsets_section(spec, [], {}, "could not read checkpoints or committed offsets: %s" % java_reason(exc))
     entries = offsets_plan(spec, span, checkpoints, committed)
-    return offsets_section(spec, entries, failover_counts(spark, source, target, entries))
+    syncs, syncs_error = {}, None
+    wanted = needs_translation(entries)
+    if wanted:   # committed partitions MM2 wrote no checkpoint for (Kafka 3.4.1-3.6.x): the offset syncs
+        try:
+            syncs = read_offset_syncs(spark, spec, wanted)
+        except BadInput:
+            raise
+        except Exception as exc:  # the checkpoints stand; those partitions stay NO_CHECKPOINT, saying why
+            syncs_error = "could not read the offset syncs (%s): %s" % (
+                offset_syncs_topic_pattern(spec["target_alias"], spec["separator"]), java_reason(exc))
+    entries = with_translation(entries, syncs)
+    return offsets_section(spec, entries, failover_counts(spark, source, target, entries), syncs_error=syncs_error)

@@ -80,10 +80,13 @@ def view_from_rendering(rendering, secrets=None):
     for flow in resolved.resolve(topo).flows:
         topics = flow.setting("topics")
         exclude = flow.setting("topics.exclude")
+        location = _t.text(flow.setting("offset-syncs.topic.location") or "").strip()
         flows.append({"source": flow.source, "target": flow.target,
                       "topics": ".*" if topics is None else topics,
                       "topics_exclude": exclude,  # None: MM2's default, as MM2 applies it
-                      "policy": flow.policy, "separator": flow.separator})
+                      "policy": flow.policy, "separator": flow.separator,
+                      # where the failover check reads the offset syncs (None: a Kafka before 3.0, the source)
+                      "offset_syncs_location": location or "source"})
     clusters = {}
     for alias, cluster in topo.clusters.items():
         options = dict(kafka_tools.client_properties(rendering.properties, alias, secrets))
@@ -136,6 +139,7 @@ def job_plan(settings, flows, clusters):
             "separator": flow["separator"],
             "topics": settings["topics"] or flow["topics"],
             "topics_exclude": flow["topics_exclude"],
+            "offset_syncs_location": flow.get("offset_syncs_location") or "source",
             "source": {"kind": "kafka", "options": dict(clusters[flow["source"]])},
             "target": {"kind": "kafka", "options": dict(clusters[flow["target"]])},
             "since": "-%dm" % settings["lookback_minutes"],

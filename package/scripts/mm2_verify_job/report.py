@@ -126,17 +126,28 @@ def format_offsets(offsets):
         return ["Failover offsets not checked: %s" % offsets["error"]]
     if not offsets["groups"]:
         return ["Failover offsets: no consumer group has committed offsets or checkpoints on these topics."]
-    lines = ["Failover offsets (MM2 checkpoints on the target vs committed offsets on the source):"]
-    header = ("group", "topic", "part", "committed", "checkpoint", "target offset", "re-read", "skipped", "status")
+    lines = ["Failover offsets (MM2 checkpoints on the target, else its offset syncs, vs committed offsets on "
+             "the source):"]
+    header = ("group", "topic", "part", "committed", "upstream", "target offset", "re-read", "skipped", "from",
+              "status")
     cells = [list(header)]
     for g in offsets["groups"]:
+        synced = g["translation_source"] == "offset-sync"
         cells.append([g["group"], g["topic"], str(g["partition"]), _cell("", g["committed"]),
-                      _cell("", g["checkpoint_upstream"]), _cell("", g["checkpoint_downstream"]),
-                      _cell("", g["reread"]), _cell("", g["skipped"]), g["status"]])
+                      _cell("", g["sync_upstream"] if synced else g["checkpoint_upstream"]), _cell("", g["downstream"]),
+                      _cell("", g["reread"]), _cell("", g["skipped"]), g["translation_source"] or "-", g["status"]])
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     for n, row in enumerate(cells):
         lines.append("  " + "  ".join(c.rjust(widths[i]) if 2 <= i <= 7 else c.ljust(widths[i])
                                       for i, c in enumerate(row)).rstrip())
+    if offsets["from_offset_syncs"]:
+        lines.append("  Translated from the offset syncs (no MM2 checkpoint; Kafka 3.4.1-3.6.x writes none for a group "
+                     "behind the syncs its checkpoint task read): %s" % ", ".join(offsets["from_offset_syncs"]))
+    if offsets["untranslated"]:
+        lines.append("  No checkpoint and no offset sync at or before the committed offset (would restart at "
+                     "auto.offset.reset): %s" % ", ".join(offsets["untranslated"]))
+    if offsets["offset_syncs_error"]:
+        lines.append("  Offset syncs not read: %s" % offsets["offset_syncs_error"])
     return lines
 
 

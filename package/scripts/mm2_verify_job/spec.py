@@ -250,6 +250,18 @@ def _check_offsets(value):
     return value
 
 
+OFFSET_SYNCS_LOCATIONS = ("source", "target")
+
+
+def _offset_syncs_location(value):
+    """MM2's offset-syncs.topic.location of the flow: where its offset-syncs topic lives (source by default)."""
+    value = str(value or "source").strip().lower()
+    if value not in OFFSET_SYNCS_LOCATIONS:
+        raise BadInput("offset-syncs location %r: use source (MM2's default) or target, as the flow's "
+                       "offset-syncs.topic.location says" % value)
+    return value
+
+
 def _given(raw, key, default):
     value = raw.get(key)
     return default if value is None or value == "" else value
@@ -311,6 +323,7 @@ def normalize_spec(raw, now_ms):
         "fail_on": fail_on,
         "allow_empty": bool(raw.get("allow_empty")),
         "check_offsets": _check_offsets(raw.get("check_offsets")),
+        "offset_syncs_location": _offset_syncs_location(raw.get("offset_syncs_location")),
     }
 
 

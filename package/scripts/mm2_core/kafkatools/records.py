@@ -95,6 +95,38 @@ def decode_checkpoint(key, value):
     return Checkpoint(group, topic, partition, upstream, downstream, v.string())
 
 
+def decode_offset_sync(key, value):
+    """(source topic, partition, upstream, downstream) of one binary record of MM2's offset-syncs topic (OffsetSync:
+    key topic STRING + partition INT32, value upstreamOffset INT64 + offset INT64; no version header, unlike a
+    checkpoint). ValueError for a record that does not read so."""
+    k = _Reader(key)
+    v = _Reader(value)
+    topic, partition = k.string(), k.take(">i")
+    return topic, partition, v.take(">q"), v.take(">q")
+
+
+def offset_sync_key(topic, partition):
+    """The key bytes of the offset syncs of one source partition (what decode_offset_sync reads): a read can keep
+    the partitions it needs before decoding anything."""
+    name = topic if isinstance(topic, bytes) else topic.encode("utf-8")
+    return struct.pack(">h", len(name)) + name + struct.pack(">i", partition)
+
+
+def offset_syncs_of(records):
+    """{(source topic, partition): [(upstream, downstream), ...]} of binary (key, value) records of an offset-syncs
+    topic in read order (parse_offset_syncs' shape); records that do not decode are skipped."""
+    syncs = {}
+    for key, value in records:
+        if key is None or value is None:
+            continue
+        try:
+            topic, partition, upstream, downstream = decode_offset_sync(key, value)
+        except (ValueError, struct.error, UnicodeDecodeError):
+            continue
+        syncs.setdefault((topic, partition), []).append((upstream, downstream))
+    return syncs
+
+
 _HB_LINE = re.compile(r"^Heartbeat\{sourceClusterAlias=(.*), targetClusterAlias=(.*), timestamp=(-?\d+)\}$")
 _CP_LINE = re.compile(r"^Checkpoint\{consumerGroupId=(.*), topicPartition=(.*)-(\d+), "
                       r"upstreamOffset=(-?\d+), downstreamOffset=(-?\d+), meta(?:ta)?data=(.*)\}$")
