@@ -29,6 +29,7 @@ import contextlib
 import re
 import sys
 import time
+import uuid
 
 import pytest
 
@@ -73,6 +74,56 @@ def _assert_distribution(name, home):
     return d.release
 
 
+def _every_partition_after_a_restart(d, properties, home, a, b, topic, tmp_path, version):
+    """Issue 37 on the lines MM2 loses offset syncs at a restart (3.4.1 to 3.7.0: the checkpoint task keeps only the
+    syncs it read since it started, so a group behind the newest sync at that moment gets no checkpoint): a group
+    committed half way through what the first run copied, then the same MirrorMaker started again on more records.
+    EXPORT_TRANSLATED_OFFSETS gives every committed partition, from the offset syncs where MM2 wrote no checkpoint,
+    never past the group's record (the target's record there is the source's: one copy from offset 0), and the
+    cut-over gate judges the group the same way: nothing skipped, nothing left untranslated."""
+    target_topic = "S." + topic
+    copied = a.end_offsets(topic)                  # what the first run copied: exactly these (asserted before)
+    group = "behind-" + topic
+    behind = dict((p, end // 2) for p, end in copied.items())
+    a.commit_group_offsets(group, topic, behind)
+    more = 250 * len(copied)                       # past offset.lag.max (100): the second run emits newer syncs
+    a.produce_n(topic, more, prefix="late")
+    expected = sum(copied.values()) + more
+    exported, gate = {}, {}
+    with rk.MirrorMaker(tmp_path / "restarted", properties, home=home) as mm2:
+        rk.wait_until(lambda: b.count(target_topic) >= expected, 240, 3, "%d records in %s" % (expected, target_topic))
+
+        def translated():
+            run = d.run(names.CMD_EXPORT_OFFSETS, command_params={"groups": group}, timeout=200)
+            assert run.exit_code == 0 and not run.timed_out, run.output[-4000:]
+            (entry,) = run.structured_out["translated_offsets"]
+            exported.update(entry["groups"])
+            return group in exported and len(exported[group]["offsets"]) == len(behind) and run
+        export = rk.wait_until(translated, 120, 5, "every partition of %s exported" % group)
+        check = d.run(names.CMD_CUTOVER_CHECK, command_params={"flow": "S->T", "groups": group}, timeout=300)
+        (report,) = check.structured_out["cutover_check"]
+        (gate,) = [g for g in report["groups"] if g["group"] == group]
+        assert mm2.running(), mm2.log_text()[-3000:]
+    answer = exported[group]
+    sources = dict((tp, t["source"]) for tp, t in answer["translation"].items())
+    print("Kafka %s: %s committed %s; exported %s from %s; the gate: skip %d, re-read >= %d, from offset syncs %s, "
+          "untranslated %s" % (version, group, behind, answer["offsets"], sources, gate["skipped"], gate["reread"],
+                               gate["from_offset_syncs"], gate["untranslated"]))
+    sys.stdout.flush()
+    # MM2 itself wrote no checkpoint for this group on this line: the answer is the offset syncs' (else the case
+    # proves nothing about the gap); EXPORT says why
+    assert set(sources.values()) == {"offset-sync"}, answer
+    assert "groups behind the last restart of the drivers get no checkpoint" in export.output, export.output[-3000:]
+    for partition, offset in sorted(behind.items()):
+        tp = "%s-%d" % (target_topic, partition)
+        start = answer["offsets"][tp]
+        assert 0 <= start <= offset and offset - start <= answer["translation"][tp]["reread_at_most"], answer
+        assert b.consume(target_topic, 1, partition=partition, offset=start) == \
+            a.consume(topic, 1, partition=partition, offset=start)
+    assert (gate["skipped"], gate["untranslated"], gate["skips"]) == (0, [], []), gate
+    assert sorted(gate["from_offset_syncs"]) == sorted("%s-%d" % (topic, p) for p in behind), gate   # source names
+
+
 @pytest.mark.parametrize("name", all_versions())
 def test_distribution_replicates_and_ignores_no_rendered_key(name, mpack, drivers, kafka_pool, tmp_path):
     reason = dists.skip_reason(name) or agent.line_skip_reason(FULL_LINE)
@@ -86,7 +137,7 @@ def test_distribution_replicates_and_ignores_no_rendered_key(name, mpack, driver
     with contextlib.nullcontext(kafka_pool("a", "b", home=home)) as clusters:   # one pair per version: both files
         a, b = clusters["a"], clusters["b"]
         assert a.zookeeper == (version < "3")
-        topic = "orders"
+        topic = "orders-%s" % uuid.uuid4().hex[:6]    # a topic of each try: a rerun gets the same cluster pair
         a.create_topic(topic, partitions=2)
         a.create_topic(topic, partitions=2)     # again: exists, no error (also where --if-not-exists cannot be used)
         a.produce_n(topic, N)
@@ -112,7 +163,11 @@ def test_distribution_replicates_and_ignores_no_rendered_key(name, mpack, driver
         # client overrides per cluster: the producer's reach the workers' producers on every version, the consumer's
         # and admin's MM2's replication clients from 2.8 (before, the mpack writes them per flow only)
         conf[names.CUSTOM] = {"T.producer.buffer.memory": "65536", "S.consumer.max.poll.records": "421",
-                              "S.admin.request.timeout.ms": "45123"}
+                              "S.admin.request.timeout.ms": "45123",
+                              # an offset sync every 10 records (MM2's default 100): the first run's ~50 records a
+                              # partition leave syncs past a group half way through them
+                              # (_every_partition_after_a_restart)
+                              "offset.lag.max": "10"}
         d = drivers.new(mpack, FULL_LINE, tmp_path / "trunk", configurations=conf, metrics=False)
         d.env["kafka_home"] = home
         run = d.run("CONFIGURE")
@@ -121,6 +176,9 @@ def test_distribution_replicates_and_ignores_no_rendered_key(name, mpack, driver
             properties = fh.read()
         rendered = _run_until_copied(tmp_path / "rendered", properties, home, a, b, topic, "S." + topic,
                                      "S.checkpoints.internal")
+        if versions.supports(version, versions.OFFSET_SYNC_HISTORY) and \
+                not versions.supports(version, versions.OFFSET_SYNC_HISTORY_ACROSS_RESTARTS):
+            _every_partition_after_a_restart(d, properties, home, a, b, topic, tmp_path, version)
 
     for log in (baseline, rendered):
         assert re.search(r"Kafka version: %s\b" % re.escape(version), log), log[-3000:]
