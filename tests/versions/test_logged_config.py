@@ -80,7 +80,8 @@ def _every_partition_after_a_restart(d, properties, home, a, b, topic, tmp_path,
     committed half way through what the first run copied, then the same MirrorMaker started again on more records.
     EXPORT_TRANSLATED_OFFSETS gives every committed partition, from the offset syncs where MM2 wrote no checkpoint,
     never past the group's record (the target's record there is the source's: one copy from offset 0), and the
-    cut-over gate judges the group the same way: nothing skipped, nothing left untranslated."""
+    cut-over gate judges the group the same way (nothing skipped, nothing left untranslated), and FAILOVER_GROUPS
+    moves it to the target at those offsets."""
     target_topic = "S." + topic
     copied = a.end_offsets(topic)                  # what the first run copied: exactly these (asserted before)
     group = "behind-" + topic
@@ -103,6 +104,8 @@ def _every_partition_after_a_restart(d, properties, home, a, b, topic, tmp_path,
         check = d.run(names.CMD_CUTOVER_CHECK, command_params={"flow": "S->T", "groups": group}, timeout=300)
         (report,) = check.structured_out["cutover_check"]
         (gate,) = [g for g in report["groups"] if g["group"] == group]
+        moved = d.run(names.CMD_FAILOVER_GROUPS, command_params={"flow": "S->T", "groups": group}, timeout=300)
+        assert moved.exit_code == 0 and not moved.timed_out, moved.output[-4000:]
         assert mm2.running(), mm2.log_text()[-3000:]
     answer = exported[group]
     sources = dict((tp, t["source"]) for tp, t in answer["translation"].items())
@@ -122,6 +125,8 @@ def _every_partition_after_a_restart(d, properties, home, a, b, topic, tmp_path,
             a.consume(topic, 1, partition=partition, offset=start)
     assert (gate["skipped"], gate["untranslated"], gate["skips"]) == (0, [], []), gate
     assert sorted(gate["from_offset_syncs"]) == sorted("%s-%d" % (topic, p) for p in behind), gate   # source names
+    # FAILOVER_GROUPS moved the group to T at exactly the exported offsets
+    assert dict(("%s-%d" % tp, off) for tp, off in b.group_offsets(group).items()) == answer["offsets"]
 
 
 @pytest.mark.parametrize("name", all_versions())
