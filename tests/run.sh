@@ -49,6 +49,12 @@ REAL_KAFKA_D=(tests/dr tests/alerts_real tests/live/test_connect_retire.py tests
 CI_DR_CASES_C=${MM2_DR_CASES:-trunk-prefixed}
 CI_DR_CASES_A=${MM2_DR_CASES:-silent-loss}
 CI_DR_CASES_D=${MM2_DR_CASES:-trunk-identity}
+# The short sequence of tests/versions (CI_SHORT_VERSIONS there): 3.2.3 and 4.0 in lane B beside the full case set;
+# 3.4.1 and 3.6.2, which also restart MM2 behind a group and export, gate and fail it over (~4 min each, issue 37),
+# one each in lanes A and D (their own cluster pair; the lane's other tests keep the session's)
+SHORT_B="3.2.3 4.0"; SHORT_A="3.4.1"; SHORT_D="3.6.2"
+REAL_KAFKA_A+=(tests/versions/test_logged_config.py)
+REAL_KAFKA_D+=(tests/versions/test_logged_config.py)
 
 PY3=${MM2_PY3:-python3}
 PY27=${MM2_PY27:-$(PYENV_VERSION=2.7.18 pyenv which python 2>/dev/null || command -v python2.7 || true)}
@@ -204,13 +210,16 @@ done
 # run's wall time, stays the same. Not further: at nice 15 (reh5, every JVM lane) a Spark job of lane J, starved
 # beside Chromium (which sets its own priorities) and the real-Ambari stages, ran past its 300 s bound.
 HEAVY=(nice -n "${MM2_HEAVY_NICE:-10}")
-lane "real Kafka A (${REAL_KAFKA_A[*]})" "$LANES/kafka-a.log" \
-  env MM2_DR_CASES="$CI_DR_CASES_A" "${HEAVY[@]}" "${PYTEST3[@]}" "${REAL_KAFKA_A[@]}" "$@"
-lane "real Kafka B (${REAL_KAFKA_B[*]})" "$LANES/kafka-b.log" "${HEAVY[@]}" "${PYTEST3[@]}" "${REAL_KAFKA_B[@]}" "$@"
+lane "real Kafka A (${REAL_KAFKA_A[*]}: $SHORT_A)" "$LANES/kafka-a.log" \
+  env MM2_DR_CASES="$CI_DR_CASES_A" MM2_TEST_KAFKA_VERSIONS=none MM2_TEST_KAFKA_SHORT_VERSIONS="$SHORT_A" \
+  "${HEAVY[@]}" "${PYTEST3[@]}" "${REAL_KAFKA_A[@]}" "$@"
+lane "real Kafka B (${REAL_KAFKA_B[*]}: short $SHORT_B)" "$LANES/kafka-b.log" \
+  env MM2_TEST_KAFKA_SHORT_VERSIONS="$SHORT_B" "${HEAVY[@]}" "${PYTEST3[@]}" "${REAL_KAFKA_B[@]}" "$@"
 lane "real Kafka C (${REAL_KAFKA_C[*]}: $CI_DR_CASES_C)" "$LANES/kafka-c.log" \
   env MM2_DR_CASES="$CI_DR_CASES_C" "${HEAVY[@]}" "${PYTEST3[@]}" "${REAL_KAFKA_C[@]}" "$@"
-lane "real Kafka D (${REAL_KAFKA_D[*]}: $CI_DR_CASES_D)" "$LANES/kafka-d.log" \
-  env MM2_DR_CASES="$CI_DR_CASES_D" "${HEAVY[@]}" "${PYTEST3[@]}" "${REAL_KAFKA_D[@]}" "$@"
+lane "real Kafka D (${REAL_KAFKA_D[*]}: $CI_DR_CASES_D, $SHORT_D)" "$LANES/kafka-d.log" \
+  env MM2_DR_CASES="$CI_DR_CASES_D" MM2_TEST_KAFKA_VERSIONS=none MM2_TEST_KAFKA_SHORT_VERSIONS="$SHORT_D" \
+  "${HEAVY[@]}" "${PYTEST3[@]}" "${REAL_KAFKA_D[@]}" "$@"
 lane "J: the jvm tests of the double's folders" "$LANES/jvm.log" \
   env MM2_TESTS=jvm MM2_REAL_AMBARI_RUNS="${AMBARI_SUITES[*]}" "${HEAVY[@]}" "${PYTEST3[@]}" "${IGNORE_LANES[@]}" "$@"
 lane "real Ambari server (tests/realserver/run.sh)" "$LANES/realserver.log" \

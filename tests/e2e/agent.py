@@ -287,6 +287,13 @@ class Driver(object):
 LOADED_HOST = {"mm2_driver_process": {"response.time.warning": 15.0, "response.time.critical": 30.0}}
 LOADED_HOST_EVERY = {"connection.timeout": 40.0}     # each run's deadline (default 5 s), above those answer times
 
+# The lag and latency thresholds of the real-MM2 alert checks (tests/versions' lifecycle, the two-driver case): tight
+# enough that a stopped target fires both within minutes, loose enough for a host at load 20+.
+TEST_THRESHOLDS = {"mm2_replication_latency": {"latency.warning": 5.0, "latency.critical": 15.0},
+                   "mm2_replication_lag": {"lag.warning": 20.0, "lag.critical": 200.0}}
+# what the lag and latency alerts say on a host that replicates none of a flow's partitions (OK, but not joined)
+NOT_JOINED = "no partition of this flow is replicated by this host"
+
 # How long a test keeps the target down with records flowing, waiting for the lag and latency alerts to leave OK
 # (the loop ends as soon as both fire): the herder loses its group after a varying time, and the lag alert calls a
 # stall only after a minute of samples (at load 20 a loop turn took ~30 s: 150 s, then 180 s, were short).

@@ -22,6 +22,7 @@ import pytest
 
 from e2e import agent
 from e2e.conftest import require_line
+from mm2_core.alerts.registry import INTERVAL_MINUTES
 from mm2_core.config import names
 from mm2_core.kafka import versions
 from mm2_core.host import process
@@ -81,6 +82,24 @@ def check_and_status(driver, topic=TOPIC):
     assert source_connector["tasks"] and set(source_connector["tasks"]) == {"RUNNING"}, report
     assert topic in report["matched_topics"] and topic not in report.get("not_yet_mirrored", []), report
     return report
+
+
+def all_alerts_ok(drivers, joined, what):
+    """Every alert of every driver OK within 3 alert intervals; joined: the lag and latency alerts also name the
+    host's partitions (it replicates some), not only OK for a host that replicates none."""
+    seen, t0 = [], time.time()
+
+    def every_ok():
+        seen[:] = [dict((d.hostname, d.alerts(agent.TEST_THRESHOLDS)) for d in drivers)]
+        return all(state == "OK" and not (joined and agent.NOT_JOINED in text)
+                   for alerts in seen[0].values() for state, text in alerts.values())
+    try:
+        rk.wait_until(every_ok, 3 * 60 * INTERVAL_MINUTES, interval=10, what="every alert OK on %s" % what)
+        print("every alert OK on %s after %.0f s" % (what, time.time() - t0))
+    except TimeoutError:
+        raise AssertionError("alerts not OK on %s: %s" % (what, dict(
+            (host, dict((n, v) for n, v in alerts.items() if v[0] != "OK" or agent.NOT_JOINED in v[1]))
+            for host, alerts in seen[0].items())))
 
 
 def stop_driver(driver):
@@ -342,7 +361,7 @@ def test_two_drivers_share_tasks_and_survive_a_kill(mpack, kafka_pool, drivers, 
             names.CUSTOM: {"%s.scheduled.rebalance.max.delay.ms" % TARGET: "10000"},
         }
         first, second = [drivers.new(mpack, line, str(tmp_path / ("host-%d" % i)), configurations=configurations,
-                                     hostname=host, driver_hosts=hosts, metrics=False)
+                                     hostname=host, driver_hosts=hosts)
                          for i, host in enumerate(hosts)]
         version = rk.installed_version(src.home)
         if not versions.supports(version, versions.MULTI_NODE):
@@ -394,7 +413,21 @@ def test_two_drivers_share_tasks_and_survive_a_kill(mpack, kafka_pool, drivers, 
             time.sleep(3)
         assert len(keys) == n + m, "%d of %d records reached %s (%s read)" % (len(keys), n + m, mirrored, total)
 
+        # the alerts through the kill (issue 37): the killed host's process alert CRITICAL; the survivor's every
+        # alert OK, its lag and latency joined to the partitions it took over (its new tasks' metrics)
+        assert second.alerts(agent.TEST_THRESHOLDS)["mm2_driver_process"][0] == "CRITICAL"
+        all_alerts_ok([first], joined=True, what="the survivor, replicating every partition")
         check_and_status(first, topic)
-        # START recovers the killed host; then both stop cleanly
+        # START recovers the killed host, MM2 on the survivor not restarted: records flow and both hosts' every
+        # alert is OK again within 3 alert intervals; then both stop cleanly
+        survivor, restarted_log = first.pid(), log_size(second)
         ok(second.run("START"), "START after kill -9")
+        src.produce_n(topic, m, prefix="after-start")
+        # (at least once: what the killed host had copied since its last offset flush is copied again)
+        rk.wait_until(lambda: dst.count(mirrored) >= n + 2 * m and len(distinct_keys(dst, mirrored, n + 2 * m)[1])
+                      == n + 2 * m, 180, interval=3, what="%d distinct records in %s" % (n + 2 * m, mirrored))
+        rk.wait_until(lambda: any(t.startswith("MirrorSourceConnector-") for t in started_tasks(second, restarted_log)),
+                      300, interval=3, what="a source task started again on the restarted host")
+        all_alerts_ok([first, second], joined=False, what="both hosts, replicating again after the killed one's START")
+        assert first.pid() == survivor
         in_parallel(stop_driver, first, second)
