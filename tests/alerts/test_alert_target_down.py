@@ -32,6 +32,16 @@ def _target_down(version="3.9.0", **kw):
                              task_status={("MirrorHeartbeatConnector", 0): None}, **kw))
 
 
+def _tasks_gone_partitions_left(version="3.6.2"):
+    """The herder lost its group on the target (connector and task status metrics gone) while the flow's
+    MirrorSourceConnector partition metrics stayed, stale (real 3.6.2, tests/versions/test_lifecycle.py's fault)."""
+    stuck = partitions("orders", 2, latency_avg=80.0, lag=0.0, active=False, polled=False)
+    gone = {("MirrorSourceConnector", 0): None, ("MirrorHeartbeatConnector", 0): None}
+    nothing = {"MirrorSourceConnector": None, "MirrorCheckpointConnector": None, "MirrorHeartbeatConnector": None}
+    return render(MM2Process(version, herders=[("A", "B"), ("B", "A")], connector_status=nothing, task_status=gone,
+                             flows=[Flow("A", "B", stuck, heartbeat_active=False)]))
+
+
 def _tasks_kept(version="3.9.0", polled=True, last_poll=0.0, lag=0.0):
     """The target down while the flow's tasks stay assigned: nothing acknowledged in the window."""
     stuck = partitions("orders", 2, latency_avg=80.0, lag=lag, active=False, polled=polled)
@@ -191,3 +201,22 @@ def test_records_waiting_outrank_the_other_stall_evidence(metrics_server, run_al
     state, text = run_alert(kind, server.port, _params(kind), now=T0, hosts=["127.0.0.1"])
     assert state == "WARNING", text   # 500 records is under the lag thresholds: the stall sets the state
     assert "while records wait, worst A.orders-0 with a lag of 500 records" in text, text
+
+
+def test_tasks_gone_with_stale_partition_metrics_is_not_ok(metrics_server, run_alert):
+    """Real 3.6.2, the target down: no connector or task status metric here, the flow's partition metrics left
+    behind. The tasks alert said OK ("No MM2 connector or task runs on this host yet", issue 37): the stale
+    partitions counted as the flow replicating here. Now nothing runs anywhere: CRITICAL, naming the flow; and the
+    latency and lag alerts say the flow has no task, as when its partition metrics go too."""
+    server = metrics_server(_healthy(version="3.6.2"))
+    for kind in KINDS:
+        assert run_alert(kind, server.port, _params(kind), now=T0, hosts=["127.0.0.1"])[0] == "OK"
+    server.payload = _tasks_gone_partitions_left()
+    state, text = run_alert("tasks", server.port, now=T0 + 40, hosts=["127.0.0.1"])
+    assert state == "CRITICAL", text
+    assert text.startswith("No driver host runs any MirrorMaker 2 connector or task (hosts read: 127.0.0.1): nothing "
+                           "replicates for A->B"), text
+    for kind in KINDS:
+        state, text = run_alert(kind, server.port, _params(kind), now=T0 + 40, hosts=["127.0.0.1"])
+        assert state == "WARNING", (kind, text)
+        assert text.startswith("A->B: no task replicates it on any driver host since"), (kind, text)

@@ -129,6 +129,16 @@ def in_parallel(step, *drivers):
             future.result()
 
 
+def exported_now(d):
+    """The exporter's heartbeat, task and herder series of this driver (what the alerts read), for a failure's
+    message."""
+    scrape = alert_fetch.fetch("http://127.0.0.1:%d/metrics" % d.metrics_port, timeout=10)
+    if not scrape.ok:
+        return scrape.error
+    return "\n".join(line for line in scrape.text.splitlines() if not line.startswith("#") and re.search(
+        r"heartbeats|mm2_task_status|mm2_connector_status|mm2_herder", line))[:8000]
+
+
 def verify_replication(d, topic, target_topic, expected, steps, groups=None, exported=None):
     """VERIFY_REPLICATION (Spark): every record there once; and mm2-verify's failover check of each committed
     group ({group: {(topic, partition): C}}): every partition checked (none NO_CHECKPOINT), 0 skipped, from the
@@ -430,8 +440,9 @@ def test_case_set_on_the_version(name, mpack, drivers, kafka_pool, tmp_path):
         try:
             rk.wait_until(recovered, 3 * 60 * INTERVAL_MINUTES, interval=10, what="every alert OK again")
         except TimeoutError:
-            raise AssertionError("Kafka %s: alerts not OK %d s after replication resumed (MM2 not restarted): %s; %s"
-                                 % (version, time.time() - resumed, "; ".join(timeline), seen[0]))
+            raise AssertionError("Kafka %s: alerts not OK %d s after replication resumed (MM2 not restarted): %s; %s;"
+                                 " the heartbeat and task series MM2 exports now:\n%s"
+                                 % (version, time.time() - resumed, "; ".join(timeline), seen[0], exported_now(d)))
         assert d.pid() == pid
         steps("recovered after the fault without a restart: %d records, none lost; alerts: %s" % (
             sent, "; ".join(timeline)))

@@ -70,6 +70,10 @@ def evaluate_lag(snap, flows, expected_names, thresholds, nowhere=None, held=())
                 # the lag counts records not fetched yet; these were fetched (or the consumer froze)
                 line += "; the lag above does not count records stuck on the way to the target"
         per_flow[name] = (state, line)
+    for name, (state, line) in sorted((nowhere or {}).items()):
+        # partitions here but no source task (they outlive it: tasks.task_evidence): the flow has no task
+        if name in per_flow:
+            per_flow[name] = (worst([state, per_flow[name][0]]), line)
     for name in expected_names:
         if name not in per_flow:
             per_flow[name] = nowhere.get(name) or (OK, "%s: no partition of this flow is replicated by this host"

@@ -90,6 +90,10 @@ def evaluate_latency(snap, flows, expected_names, thresholds, nowhere=None, held
             per_flow[name] = (UNKNOWN, "%s: %s" % (name, note))
         else:
             per_flow[name] = (state, line + "; " + note)
+    for name, (state, line) in sorted((nowhere or {}).items()):
+        # partitions here but no source task (they outlive it: tasks.task_evidence): the flow has no task
+        if name in per_flow:
+            per_flow[name] = (worst([state, per_flow[name][0]]), line)
     for name in expected_names:
         if name not in per_flow:
             per_flow[name] = (nowhere or {}).get(name) or (

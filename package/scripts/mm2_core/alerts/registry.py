@@ -28,8 +28,11 @@ SCOPE = "HOST"
 
 # What the lag and latency alerts read: the replicated partitions, their record age and lag, and the
 # replication consumers' last poll (a blocked task stops polling).
+# TASK_STATUS: partition metrics count as the flow replicating here only while a source task runs
+# (tasks.task_evidence: they can outlive their task)
 _PARTITION_FAMILIES = (m.HERDER_UP, m.HERDER_START, m.SOURCE_LATENCY_AVG, m.SOURCE_RECORD_AGE_AVG,
-                       m.REPLICATION_LAG, m.CONSUMER_LAG, m.REPLICATION_LAST_POLL, m.CONSUMER_LAST_POLL)
+                       m.REPLICATION_LAG, m.CONSUMER_LAG, m.REPLICATION_LAST_POLL, m.CONSUMER_LAST_POLL,
+                       m.TASK_STATUS)
 
 
 class Parameter(object):

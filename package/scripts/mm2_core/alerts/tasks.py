@@ -96,10 +96,14 @@ def task_evidence(snap, flows):
 
     Evidence: a MirrorSourceConnector partition of the flow (its task replicates here), or
     running MirrorSourceConnector tasks in a process with that flow's herder only (the task
-    MBeans do not name the herder)."""
+    MBeans do not name the herder). Partition metrics count only while a MirrorSourceConnector task runs in the
+    process: they can outlive their task (real 3.6.2 with the target down: the herder lost its Connect group, its
+    connector and task status metrics went, MirrorSourceConnector's partition metrics stayed), and a flow whose
+    tasks are gone does not replicate here, whatever its stale partitions say."""
     resolver = resolver_for(snap, flows)
-    names = set(flow.name for flow, _, _, _, _ in source_partitions(snap, resolver) if flow.source != "?")
     running, source_tasks = _running_entries(snap)
+    names = set(flow.name for flow, _, _, _, _ in source_partitions(snap, resolver)
+                if flow.source != "?") if source_tasks else set()
     pairs = sorted("%s->%s" % k for k in herders(snap) if k[0] and k[1])
     if source_tasks and len(pairs) == 1:
         names.add(pairs[0])
