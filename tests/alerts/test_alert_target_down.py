@@ -220,3 +220,22 @@ def test_tasks_gone_with_stale_partition_metrics_is_not_ok(metrics_server, run_a
         state, text = run_alert(kind, server.port, _params(kind), now=T0 + 40, hosts=["127.0.0.1"])
         assert state == "WARNING", (kind, text)
         assert text.startswith("A->B: no task replicates it on any driver host since"), (kind, text)
+
+
+def test_connect_mode_source_tasks_are_evidence_too():
+    """Connect mode names a flow's connectors <flow>.MirrorSourceConnector (mm2_core.connect.connect_mode): its
+    running source tasks make the flow's partitions evidence of replication here as dedicated mode's do (the reh8
+    rehearsal: counted by the bare name only, a connect-mode flow read as replicated nowhere, CRITICAL)."""
+    from mm2_core.alerts import metrics as m, tasks
+    from mm2_core.alerts.registry import KINDS as ALERT_KINDS
+    from mm2_core.connect import connect_mode
+    families = [k.families for k in ALERT_KINDS if k.kind == "latency"][0]
+    dedicated = _healthy(version="3.9.0")
+    connect = dedicated.replace('connector="MirrorSourceConnector"', 'connector="%s"' % connect_mode.connector_name(
+        "A->B", connect_mode.SOURCE))
+    assert connect != dedicated
+    for text in (dedicated, connect):
+        names, _, _ = tasks.task_evidence(m.Snapshot(text, families), [])
+        assert "A->B" in names, text[:2000]
+    gone = _tasks_gone_partitions_left()
+    assert tasks.task_evidence(m.Snapshot(gone, families), [])[0] == set()

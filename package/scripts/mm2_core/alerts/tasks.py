@@ -86,7 +86,9 @@ def _running_entries(snap):
         for labels, value in snap.series(family):
             if value == 1 and labels.get("status") == "running":
                 running += 1
-                if family == m.TASK_STATUS and labels.get("connector") == "MirrorSourceConnector":
+                # dedicated mode names it MirrorSourceConnector, connect mode <flow>.MirrorSourceConnector
+                if family == m.TASK_STATUS and labels.get("connector", "").rpartition(".")[2] == \
+                        "MirrorSourceConnector":
                     source_tasks += 1
     return running, source_tasks
 
