@@ -152,6 +152,13 @@ def test_wait_started_outcomes(tmpdir):
     out, c = wait()
     assert (out.ok, out.state) == (False, "not-ours")
 
+    # a live pid with no command line (mid-exec on a loaded host) is waited for until the deadline, not refused
+    fake_proc(proc, 100, [])
+    with open(os.path.join(str(proc), "100", "cmdline"), "wb") as fh:
+        fh.write(b"")                                    # what /proc shows for a process mid-exec
+    out, c = wait()
+    assert (out.ok, out.state) == (False, "timeout"), out
+
 
 def test_stop_escalation_with_fake_kill(tmpdir):
     proc = tmpdir.mkdir("proc")

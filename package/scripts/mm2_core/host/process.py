@@ -353,8 +353,10 @@ def wait_started(pid_file, props_path, timeout, log_path=None, log_offset=0, res
                 return Outcome(True, "started", st.pid, "MM2 started as pid %d: %s" % (st.pid, how))
         elif st.state == DEAD:
             return Outcome(False, "exited", st.pid, "MM2 (pid %d) exited during start" % st.pid)
-        elif now - begin >= grace:
-            # the launcher execs quickly; a pid file that stays missing or foreign is a failure
+        elif now - begin >= grace and not (st.state == NOT_OURS and not read_cmdline(st.pid, proc_root)):
+            # the launcher execs quickly; a pid file that stays missing or foreign is a failure. A live pid with no
+            # command line yet is the launch itself, mid-exec on a loaded host (the reh9 rehearsal: "belongs to
+            # another program (no command line)" 5 s after the launch, the JVM alive): wait for it until the deadline
             state = "not-ours" if st.state == NOT_OURS else "no-pid"
             return Outcome(False, state, st.pid, st.detail)
         else:
