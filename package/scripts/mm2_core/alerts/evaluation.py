@@ -191,3 +191,11 @@ def ordered_lines(per_flow, expected_names):
     """Lines of flows, worst state first, then by name; expected flows always listed."""
     items = sorted(per_flow.items(), key=lambda kv: (-_RANK[kv[1][0]], kv[0]))
     return [line for _, (_, line) in items]
+
+
+def no_task_wins(per_flow, nowhere):
+    """A flow with partitions here but no source task (partition metrics outlive their task: tasks.task_evidence)
+    takes the no-task verdict of evaluate_replicated_nowhere, with the worse of the two states (in place)."""
+    for name, (state, line) in sorted((nowhere or {}).items()):
+        if name in per_flow:
+            per_flow[name] = (worst([state, per_flow[name][0]]), line)

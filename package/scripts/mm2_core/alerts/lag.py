@@ -3,7 +3,7 @@ no driver host replicates (CRITICAL after UNREPLICATED_CRITICAL_AFTER)."""
 import time
 
 from mm2_core.alerts import metrics as m
-from mm2_core.alerts.evaluation import (CRITICAL, OK, UNKNOWN, WARNING, Result, fmt_int, fmt_number, ordered_lines,
+from mm2_core.alerts.evaluation import (no_task_wins, CRITICAL, OK, UNKNOWN, WARNING, Result, fmt_int, fmt_number, ordered_lines,
                                         resolver_for, worst)
 from mm2_core.alerts.partitions import WAITING, lag_by_partition, source_partitions, stalled_partitions
 from mm2_core.alerts.tasks import TASKS_STARTUP_GRACE
@@ -70,10 +70,7 @@ def evaluate_lag(snap, flows, expected_names, thresholds, nowhere=None, held=())
                 # the lag counts records not fetched yet; these were fetched (or the consumer froze)
                 line += "; the lag above does not count records stuck on the way to the target"
         per_flow[name] = (state, line)
-    for name, (state, line) in sorted((nowhere or {}).items()):
-        # partitions here but no source task (they outlive it: tasks.task_evidence): the flow has no task
-        if name in per_flow:
-            per_flow[name] = (worst([state, per_flow[name][0]]), line)
+    no_task_wins(per_flow, nowhere)
     for name in expected_names:
         if name not in per_flow:
             per_flow[name] = nowhere.get(name) or (OK, "%s: no partition of this flow is replicated by this host"

@@ -1,6 +1,6 @@
 """The replication latency alert: worst windowed partition latency per flow, idle partitions
 ignored, stalled ones at least WARNING."""
-from mm2_core.alerts.evaluation import INF, OK, UNKNOWN, WARNING, Result, fmt_number, ordered_lines, resolver_for, worst
+from mm2_core.alerts.evaluation import no_task_wins, INF, OK, UNKNOWN, WARNING, Result, fmt_number, ordered_lines, resolver_for, worst
 from mm2_core.alerts.partitions import bad_series, lag_by_partition, source_partitions, stalled_partitions
 
 
@@ -90,10 +90,7 @@ def evaluate_latency(snap, flows, expected_names, thresholds, nowhere=None, held
             per_flow[name] = (UNKNOWN, "%s: %s" % (name, note))
         else:
             per_flow[name] = (state, line + "; " + note)
-    for name, (state, line) in sorted((nowhere or {}).items()):
-        # partitions here but no source task (they outlive it: tasks.task_evidence): the flow has no task
-        if name in per_flow:
-            per_flow[name] = (worst([state, per_flow[name][0]]), line)
+    no_task_wins(per_flow, nowhere)
     for name in expected_names:
         if name not in per_flow:
             per_flow[name] = (nowhere or {}).get(name) or (
